@@ -1,0 +1,178 @@
+#pragma once
+// LOCKSTEP_COMPONENT(Type, field1, field2, ...): declares a component's (or resource's, or
+// input's) name and ordered field list next to the type. The world uses it for canonical
+// (endian-independent) hashing, dumps, field-level diffs and schema hashes.
+//
+// Rules, all checked at compile time:
+//  * Type is trivially copyable and has unique object representations (no padding bytes:
+//    padding has indeterminate values, and hashing it would make peers disagree).
+//  * The listed fields cover every byte of Type, in memory order, with no gaps.
+//  * Each field is an integer, enum, bool, or a type with lockstep_field_kind (fixed, vec2,
+//    vec3, Entity), or a C array / std::array of those. No float, double or plain char.
+//
+// Use it in the namespace of Type (found by argument-dependent lookup):
+//   struct Pos { lockstep::fixed x, y; };
+//   LOCKSTEP_COMPONENT(Pos, x, y)
+#include <lockstep/field.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace lockstep {
+namespace detail {
+
+template <class T>
+struct FieldShape {
+  static_assert(!std::is_floating_point_v<T>,
+                "lockstep: floating point is not allowed in simulation state "
+                "(docs/determinism.md rule 1); use lockstep::fixed");
+  static_assert(!std::is_same_v<T, char>,
+                "lockstep: plain char has platform-dependent signedness; use int8_t or uint8_t");
+  static constexpr bool known = std::is_integral_v<T> || std::is_enum_v<T>;
+  static_assert(known, "lockstep: unsupported field type (integer, enum, bool, fixed, vec2, vec3, "
+                       "Entity, or arrays of those)");
+  using Scalar = std::conditional_t<std::is_enum_v<T>, std::underlying_type_t<T>, T>;
+  static constexpr FieldKind kind = std::is_same_v<T, bool>  ? FieldKind::Bool
+                                    : std::is_signed_v<Scalar> ? FieldKind::SignedInt
+                                                               : FieldKind::UnsignedInt;
+  static constexpr std::size_t element_size = sizeof(T);
+  static constexpr std::size_t count = 1;
+};
+
+template <class T>
+  requires requires {
+    T::lockstep_field_kind;
+    T::lockstep_element_size;
+  }
+struct FieldShape<T> {
+  static constexpr FieldKind kind = T::lockstep_field_kind;
+  static constexpr std::size_t element_size = T::lockstep_element_size;
+  static constexpr std::size_t count = sizeof(T) / T::lockstep_element_size;
+  static_assert(sizeof(T) % T::lockstep_element_size == 0);
+};
+
+template <class T, std::size_t N>
+struct FieldShape<T[N]> {
+  static constexpr FieldKind kind = FieldShape<T>::kind;
+  static constexpr std::size_t element_size = FieldShape<T>::element_size;
+  static constexpr std::size_t count = FieldShape<T>::count * N;
+};
+
+template <class T, std::size_t N>
+struct FieldShape<std::array<T, N>> : FieldShape<T[N]> {
+  static_assert(sizeof(std::array<T, N>) == sizeof(T[N]));
+};
+
+template <class T>
+constexpr FieldDescriptor make_field(const char* name, std::size_t offset) noexcept {
+  using S = FieldShape<std::remove_cv_t<T>>;
+  return FieldDescriptor{name, static_cast<std::uint32_t>(offset),
+                         static_cast<std::uint16_t>(S::element_size),
+                         static_cast<std::uint16_t>(S::count), S::kind};
+}
+
+// True when the fields tile [0, size) exactly, in order.
+template <std::size_t N>
+constexpr bool fields_tile(const FieldDescriptor (&fields)[N], std::size_t size) noexcept {
+  std::size_t at = 0;
+  for (const FieldDescriptor& f : fields) {
+    if (f.offset != at) return false;
+    at += f.size();
+  }
+  return at == size;
+}
+
+}  // namespace detail
+
+// Satisfied by types declared with LOCKSTEP_COMPONENT.
+template <class T>
+concept Described = requires(const T* p) {
+  { lockstep_describe(p) } -> std::same_as<const TypeDescriptor&>;
+};
+
+template <Described T>
+const TypeDescriptor& describe() noexcept {
+  return lockstep_describe(static_cast<const T*>(nullptr));
+}
+
+// The checks every piece of simulation state must pass (components, resources, inputs).
+template <class T>
+constexpr void check_state_type() noexcept {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "lockstep: simulation state must be trivially copyable (snapshots copy bytes)");
+  static_assert(std::has_unique_object_representations_v<T>,
+                "lockstep: this type has padding bytes (or float members); padding holds "
+                "indeterminate values, so hashes of equal states would differ between peers. "
+                "Add explicit padding fields or reorder members (docs/determinism.md).");
+  static_assert(Described<T>, "lockstep: declare the type's fields with LOCKSTEP_COMPONENT(Type, ...)");
+}
+
+}  // namespace lockstep
+
+// ---- macro plumbing: apply M to each argument (up to 32) ----
+#define LOCKSTEP_PP_CAT_(a, b) a##b
+#define LOCKSTEP_PP_CAT(a, b) LOCKSTEP_PP_CAT_(a, b)
+#define LOCKSTEP_PP_NARG(...) LOCKSTEP_PP_NARG_(__VA_ARGS__, LOCKSTEP_PP_RSEQ())
+#define LOCKSTEP_PP_NARG_(...) LOCKSTEP_PP_ARG_N(__VA_ARGS__)
+#define LOCKSTEP_PP_ARG_N(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
+                          _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30,  \
+                          _31, _32, N, ...)                                                      \
+  N
+#define LOCKSTEP_PP_RSEQ()                                                                      \
+  32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, \
+      8, 7, 6, 5, 4, 3, 2, 1, 0
+#define LOCKSTEP_PP_EACH_1(M, x) M(x)
+#define LOCKSTEP_PP_EACH_2(M, x, ...) M(x), LOCKSTEP_PP_EACH_1(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_3(M, x, ...) M(x), LOCKSTEP_PP_EACH_2(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_4(M, x, ...) M(x), LOCKSTEP_PP_EACH_3(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_5(M, x, ...) M(x), LOCKSTEP_PP_EACH_4(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_6(M, x, ...) M(x), LOCKSTEP_PP_EACH_5(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_7(M, x, ...) M(x), LOCKSTEP_PP_EACH_6(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_8(M, x, ...) M(x), LOCKSTEP_PP_EACH_7(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_9(M, x, ...) M(x), LOCKSTEP_PP_EACH_8(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_10(M, x, ...) M(x), LOCKSTEP_PP_EACH_9(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_11(M, x, ...) M(x), LOCKSTEP_PP_EACH_10(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_12(M, x, ...) M(x), LOCKSTEP_PP_EACH_11(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_13(M, x, ...) M(x), LOCKSTEP_PP_EACH_12(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_14(M, x, ...) M(x), LOCKSTEP_PP_EACH_13(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_15(M, x, ...) M(x), LOCKSTEP_PP_EACH_14(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_16(M, x, ...) M(x), LOCKSTEP_PP_EACH_15(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_17(M, x, ...) M(x), LOCKSTEP_PP_EACH_16(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_18(M, x, ...) M(x), LOCKSTEP_PP_EACH_17(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_19(M, x, ...) M(x), LOCKSTEP_PP_EACH_18(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_20(M, x, ...) M(x), LOCKSTEP_PP_EACH_19(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_21(M, x, ...) M(x), LOCKSTEP_PP_EACH_20(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_22(M, x, ...) M(x), LOCKSTEP_PP_EACH_21(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_23(M, x, ...) M(x), LOCKSTEP_PP_EACH_22(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_24(M, x, ...) M(x), LOCKSTEP_PP_EACH_23(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_25(M, x, ...) M(x), LOCKSTEP_PP_EACH_24(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_26(M, x, ...) M(x), LOCKSTEP_PP_EACH_25(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_27(M, x, ...) M(x), LOCKSTEP_PP_EACH_26(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_28(M, x, ...) M(x), LOCKSTEP_PP_EACH_27(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_29(M, x, ...) M(x), LOCKSTEP_PP_EACH_28(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_30(M, x, ...) M(x), LOCKSTEP_PP_EACH_29(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_31(M, x, ...) M(x), LOCKSTEP_PP_EACH_30(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH_32(M, x, ...) M(x), LOCKSTEP_PP_EACH_31(M, __VA_ARGS__)
+#define LOCKSTEP_PP_EACH(M, ...) \
+  LOCKSTEP_PP_CAT(LOCKSTEP_PP_EACH_, LOCKSTEP_PP_NARG(__VA_ARGS__))(M, __VA_ARGS__)
+
+#define LOCKSTEP_FIELD_ENTRY_(f) \
+  ::lockstep::detail::make_field<decltype(LockstepSelf_::f)>(#f, offsetof(LockstepSelf_, f))
+
+#define LOCKSTEP_COMPONENT(Type, ...)                                                          \
+  [[maybe_unused]] inline const ::lockstep::TypeDescriptor& lockstep_describe(const Type*) noexcept { \
+    using LockstepSelf_ = Type;                                                                \
+    static constexpr ::lockstep::FieldDescriptor fields[] = {                                  \
+        LOCKSTEP_PP_EACH(LOCKSTEP_FIELD_ENTRY_, __VA_ARGS__)};                                 \
+    static_assert(::lockstep::detail::fields_tile(fields, sizeof(Type)),                       \
+                  "LOCKSTEP_COMPONENT(" #Type "): the listed fields must cover every byte of "  \
+                  "the type, in declaration order, with no gaps (padding breaks hashing)");    \
+    static constexpr ::lockstep::TypeDescriptor descriptor{                                    \
+        #Type, static_cast<std::uint32_t>(sizeof(Type)),                                       \
+        static_cast<std::uint32_t>(alignof(Type)), fields,                                     \
+        static_cast<std::uint32_t>(sizeof(fields) / sizeof(fields[0]))};                       \
+    return descriptor;                                                                         \
+  }                                                                                            \
+  static_assert(true)
