@@ -1,0 +1,75 @@
+#pragma once
+// CommandBuffer: structural changes recorded now (typically inside World::each) and applied
+// by World::flush in recording order, as if each command had been called on the world
+// directly at flush time. Fixed capacity, reserved at construction; recording never
+// allocates. Handles returned by create() are pending until the flush and may be used by
+// later commands of the same buffer (as the entity argument, and inside Entity fields of
+// recorded component values, which the flush rewrites to the real handle).
+#include <lockstep/component.h>
+#include <lockstep/entity.h>
+#include <lockstep/status.h>
+#include <lockstep/type_key.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace lockstep {
+
+class World;
+
+class CommandBuffer {
+ public:
+  enum class Op : std::uint8_t { Create = 0, Destroy = 1, Add = 2, Remove = 3 };
+
+  struct Command {
+    Op op;
+    std::uint8_t reserved[3];
+    std::uint32_t type_key;      // Add/Remove: process-local type key of the component
+    Entity entity;               // target (may be pending); Create: the pending handle
+    std::uint32_t payload;       // Add: byte offset of the value in the payload buffer
+    std::uint32_t size;          // Add: value size
+    const TypeDescriptor* type;  // Add/Remove: the component's descriptor
+  };
+
+  CommandBuffer(std::uint32_t command_capacity, std::uint32_t payload_bytes);
+  explicit CommandBuffer(const struct WorldConfig& config);
+
+  // Reserves a pending handle. Returns Entity::null() when the buffer is full.
+  Entity create() noexcept;
+  Status destroy(Entity e) noexcept;
+  template <class T>
+  Status addComponent(Entity e, const T& value) noexcept {
+    check_state_type<T>();
+    return record(Op::Add, e, detail::type_key<T>(), &describe<T>(), &value, sizeof(T));
+  }
+  template <class T>
+  Status removeComponent(Entity e) noexcept {
+    check_state_type<T>();
+    return record(Op::Remove, e, detail::type_key<T>(), &describe<T>(), nullptr, 0);
+  }
+
+  std::uint32_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  std::uint32_t pending_creates() const noexcept { return creates_; }
+  void clear() noexcept;
+
+  const Command& command(std::uint32_t i) const noexcept { return commands_[i]; }
+  const std::byte* payload(std::uint32_t offset) const noexcept { return payload_.get() + offset; }
+  std::uint32_t command_capacity() const noexcept { return command_capacity_; }
+
+ private:
+  Status record(Op op, Entity e, std::uint32_t key, const TypeDescriptor* type, const void* value,
+                std::uint32_t size) noexcept;
+
+  std::unique_ptr<Command[]> commands_;
+  std::unique_ptr<std::byte[]> payload_;
+  std::uint32_t command_capacity_;
+  std::uint32_t payload_capacity_;
+  std::uint32_t count_ = 0;
+  std::uint32_t payload_used_ = 0;
+  std::uint32_t creates_ = 0;
+};
+
+}  // namespace lockstep

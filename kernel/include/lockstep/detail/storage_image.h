@@ -1,0 +1,57 @@
+#pragma once
+// Internal layout shared by World and Snapshot, exposed only because World's templates
+// (each, get, addComponent) are header-defined. Not part of the API; use StorageView.
+#include <lockstep/field.h>
+#include <lockstep/query.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lockstep::detail {
+
+inline constexpr std::uint16_t kNoArchetype = 0xFFFF;  // entity_archetype of a free slot
+inline constexpr std::uint8_t kNoColumn = 0xFF;
+inline constexpr std::uint32_t kColumnAlign = 64;
+inline constexpr std::uint32_t kMaxColumns = 32;
+
+struct TypeInfo {
+  const TypeDescriptor* descriptor;
+  std::uint32_t size;
+  std::uint32_t align;
+  std::uint32_t type_key;   // process-local lookup key; never hashed, never ordered
+  std::uint32_t offset;     // resources: byte offset in the resource block
+};
+
+struct Archetype {
+  IdSet256 mask;                            // component ids in this archetype
+  std::uint8_t column_of[256];              // component id -> column index, kNoColumn if absent
+  std::uint8_t component_ids[kMaxColumns];  // ascending
+  std::uint32_t column_count;
+  std::uint32_t column_size[kMaxColumns];   // bytes per row of each column
+  std::uint32_t row_bytes;                  // Σ column_size + 4 (slot id)
+  std::uint32_t rows;
+  std::uint32_t capacity;                   // rows the block can hold
+  std::uint64_t block;                      // byte offset of the block in its arena
+  std::uint64_t block_bytes;
+  std::uint64_t slots_offset;               // byte offset (from block) of the uint32 slot column
+  std::uint64_t column_offset[kMaxColumns]; // byte offset (from block) of each column
+};
+
+struct StorageImage {
+  std::uint64_t tick = 0;
+  std::uint32_t slot_count = 0;
+  std::uint32_t free_count = 0;
+  const std::uint32_t* generations = nullptr;
+  const std::uint8_t* alive = nullptr;
+  const std::uint32_t* free_slots = nullptr;  // free_count entries, next reused first
+  std::uint32_t component_count = 0;
+  const TypeInfo* components = nullptr;
+  std::uint32_t archetype_count = 0;
+  const Archetype* archetypes = nullptr;
+  const std::byte* arena = nullptr;
+  std::uint32_t resource_count = 0;
+  const TypeInfo* resources = nullptr;
+  const std::byte* resource_data = nullptr;
+};
+
+}  // namespace lockstep::detail

@@ -1,0 +1,348 @@
+#pragma once
+// World: the deterministic entity-component store (docs/kernel.md).
+//
+// State = tick + entity table + free-slot order + archetypes (component sets, rows in
+// ascending slot order, SoA columns) + resources. Everything is reserved at construction
+// (WorldConfig); afterwards no operation allocates. Iteration order is a pure function of
+// that state: archetype id ascending (creation order), then slot id ascending.
+#include <lockstep/assert.h>
+#include <lockstep/command_buffer.h>
+#include <lockstep/component.h>
+#include <lockstep/detail/storage_image.h>
+#include <lockstep/entity.h>
+#include <lockstep/events.h>
+#include <lockstep/query.h>
+#include <lockstep/snapshot.h>
+#include <lockstep/status.h>
+#include <lockstep/storage_view.h>
+#include <lockstep/type_key.h>
+#include <lockstep/world_config.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace lockstep {
+
+namespace detail {
+template <class...>
+struct TypeList {};
+}  // namespace detail
+
+class World {
+ public:
+  explicit World(const WorldConfig& config = {});
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  const WorldConfig& config() const noexcept { return config_; }
+
+  // ---- types ---------------------------------------------------------------------------
+  // Dense component ids in registration order. T must be trivially copyable, padding-free
+  // and declared with LOCKSTEP_COMPONENT. Registering after entities exist is allowed.
+  template <class T>
+  Status registerComponent() noexcept {
+    check_state_type<T>();
+    return register_component(detail::type_key<T>(), describe<T>(), sizeof(T), alignof(T));
+  }
+  // One instance per world, initialised to `initial`; part of the hashed/snapshotted state.
+  template <class T>
+  Status registerResource(const T& initial = T{}) noexcept {
+    check_state_type<T>();
+    return register_resource(detail::type_key<T>(), describe<T>(), sizeof(T), alignof(T), &initial);
+  }
+  // Component id of T, or -1 when T is not registered.
+  template <class T>
+  std::int32_t componentId() const noexcept { return component_id_of(detail::type_key<T>()); }
+  std::uint32_t componentCount() const noexcept { return component_count_; }
+  std::uint32_t resourceCount() const noexcept { return resource_count_; }
+  const TypeDescriptor& componentDescriptor(std::uint32_t id) const noexcept;
+  // Component id by descriptor name, or -1.
+  std::int32_t componentIdByName(const char* name) const noexcept;
+  std::int32_t resourceIdByName(const char* name) const noexcept;
+
+  // ---- entities ------------------------------------------------------------------------
+  // Slot reuse policy: the oldest freed slot first (FIFO); a never-used slot (ascending)
+  // only when no freed slot is waiting. Returns Entity::null() when max_entities or the row
+  // budget is exhausted (see tryCreate for the Status).
+  Entity create() noexcept;
+  Status tryCreate(Entity& out) noexcept;
+  Status destroy(Entity e) noexcept;
+  bool alive(Entity e) const noexcept;
+  std::uint32_t entityCount() const noexcept { return live_count_; }
+
+  // ---- components ----------------------------------------------------------------------
+  // Create-or-overwrite; a structural move only when T is new to e.
+  template <class T>
+  Status addComponent(Entity e, const T& value) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "addComponent: component type not registered"};
+    return add_bytes(e, static_cast<std::uint32_t>(id), &value);
+  }
+  template <class T>
+  Status removeComponent(Entity e) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "removeComponent: component type not registered"};
+    return remove_id(e, static_cast<std::uint32_t>(id));
+  }
+  template <class T>
+  bool has(Entity e) const noexcept {
+    return get<T>(e) != nullptr;
+  }
+  // Null when e is not alive or lacks T. Valid until the next structural change.
+  template <class T>
+  const T* get(Entity e) const noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return nullptr;
+    return reinterpret_cast<const T*>(get_bytes(e, static_cast<std::uint32_t>(id)));
+  }
+  // Untyped access for tools (dumps, diffs, snapshot files).
+  const std::byte* get_bytes(Entity e, std::uint32_t component_id) const noexcept;
+  Status add_bytes(Entity e, std::uint32_t component_id, const void* value) noexcept;
+  Status remove_id(Entity e, std::uint32_t component_id) noexcept;
+
+  // Destroys every live entity (generations bumped, slots queued for reuse in ascending slot
+  // order). Archetypes, component registrations, resources and the tick are kept.
+  Status clear() noexcept;
+
+  // ---- resources -----------------------------------------------------------------------
+  template <class T>
+  T* resource() noexcept {
+    const std::int32_t id = resource_id_of(detail::type_key<T>());
+    return id < 0 ? nullptr : reinterpret_cast<T*>(resource_data_ptr(static_cast<std::uint32_t>(id)));
+  }
+  template <class T>
+  const T* resource() const noexcept {
+    return const_cast<World*>(this)->resource<T>();
+  }
+
+  // ---- tick ----------------------------------------------------------------------------
+  std::uint64_t tick() const noexcept { return tick_; }
+  void setTick(std::uint64_t tick) noexcept { tick_ = tick; }
+  void advanceTick() noexcept { ++tick_; }
+
+  // ---- queries -------------------------------------------------------------------------
+  // Visits every entity whose archetype holds all of Ts (superset match), archetype id
+  // ascending then slot ascending, as fn(Entity, refs...): `const T&` for Read, `T&` for
+  // Write. each<>(fn) visits every live entity in ascending slot order. An unregistered
+  // type matches nothing. While fn runs, the iteration-legality guard is live.
+  template <class... Ts, class Fn, class... Tags>
+  Status each(Fn&& fn, Tags... tags);
+
+  // ---- command buffer ------------------------------------------------------------------
+  CommandBuffer& commands() noexcept { return *commands_; }
+  // Applies the world's own buffer (then clears it). On error nothing is applied and the
+  // buffer is kept.
+  Status flush() noexcept { return flush(*commands_); }
+  Status flush(CommandBuffer& buffer) noexcept;
+
+  // ---- iteration guard and diagnostics -------------------------------------------------
+  void setGuardPolicy(GuardPolicy policy) noexcept { policy_ = policy; }
+  GuardPolicy guardPolicy() const noexcept { return policy_; }
+  // nullptr restores the stderr sink. The sink must outlive the world or be reset.
+  void setEventSink(EventSink* sink) noexcept;
+  // Reports one RateLimited event per event kind that had suppressed repeats, then resets
+  // the counters. Called by the destructor.
+  void flushEventSummary() noexcept;
+  bool iterating() const noexcept { return guard_ != nullptr; }
+
+  // ---- state access --------------------------------------------------------------------
+  StorageView storage() const noexcept;
+  std::uint32_t archetypeCount() const noexcept { return archetype_count_; }
+  // Sum of rows × row bytes over archetypes (the quantity WorldConfig::row_bytes bounds).
+  std::uint64_t usedRowBytes() const noexcept { return used_row_bytes_; }
+
+  // ---- snapshots -----------------------------------------------------------------------
+  void save(Snapshot& out) const noexcept;
+  Status load(const Snapshot& in) noexcept;
+
+  // Full invariant check (rows ascending, entity table consistent, budgets); returns
+  // Internal on the first broken invariant. Debug builds run it after every mutation.
+  Status checkInvariants() const noexcept;
+
+ private:
+  friend class Snapshot;
+  struct FlushScratch;
+
+  Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
+                            std::uint32_t align) noexcept;
+  Status register_resource(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
+                           std::uint32_t align, const void* initial) noexcept;
+  std::int32_t component_id_of(std::uint32_t key) const noexcept {
+    if (key >= detail::kMaxTypeKeys) return -1;
+    const std::uint16_t id = component_by_key_[key];
+    return id == 0xFFFF ? -1 : std::int32_t{id};
+  }
+  std::int32_t resource_id_of(std::uint32_t key) const noexcept {
+    if (key >= detail::kMaxTypeKeys) return -1;
+    const std::uint16_t id = resource_by_key_[key];
+    return id == 0xFFFF ? -1 : std::int32_t{id};
+  }
+  std::byte* resource_data_ptr(std::uint32_t id) noexcept { return resource_data_.get() + resources_[id].offset; }
+  bool valid(Entity e) const noexcept {
+    return e.slot < slot_count_ && alive_[e.slot] != 0 && generations_[e.slot] == e.generation;
+  }
+  std::byte* column_base(const detail::Archetype& a, std::uint32_t column) const noexcept {
+    return arena_ + a.block + a.column_offset[column];
+  }
+  std::uint32_t* slot_column(const detail::Archetype& a) const noexcept {
+    return reinterpret_cast<std::uint32_t*>(arena_ + a.block + a.slots_offset);
+  }
+
+  // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
+  Status guard_nested() noexcept;
+  Status report(const Event& event) noexcept;
+  template <class... Ts, class... Tags, class Fn>
+  void each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
+                 const std::uint32_t* ids, Fn& fn);
+
+  // Storage plumbing (world.cpp).
+  std::int32_t find_archetype(const detail::IdSet256& mask) const noexcept;
+  Status create_archetype(const detail::IdSet256& mask, std::uint32_t& out) noexcept;
+  Status ensure_capacity(detail::Archetype& a, std::uint32_t rows) noexcept;
+  bool relocate(detail::Archetype& a, std::uint32_t capacity) noexcept;
+  void compact(bool tight) noexcept;
+  std::uint32_t insert_row(detail::Archetype& a, std::uint32_t slot) noexcept;
+  void remove_row(detail::Archetype& a, std::uint32_t row) noexcept;
+  Status move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_t added_component,
+                     const void* value) noexcept;
+  std::uint32_t take_slot() noexcept;
+  void release_slot(std::uint32_t slot) noexcept;
+  void debug_check() const noexcept;
+
+  WorldConfig config_;
+  GuardPolicy policy_;
+  EventSink* sink_;
+  std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
+  detail::IterationGuard* guard_ = nullptr;
+  std::uint64_t layout_epoch_ = 0;
+  std::uint64_t tick_ = 0;
+
+  // Entity table (SoA, indexed by slot).
+  std::unique_ptr<std::uint32_t[]> generations_;
+  std::unique_ptr<std::uint8_t[]> alive_;
+  std::unique_ptr<std::uint32_t[]> rows_;
+  std::unique_ptr<std::uint16_t[]> entity_archetype_;
+  std::unique_ptr<std::uint32_t[]> free_;  // FIFO: [free_head_, free_head_ + free_count_)
+  std::uint32_t free_head_ = 0;
+  std::uint32_t free_count_ = 0;
+  std::uint32_t slot_count_ = 0;  // high-water mark
+  std::uint32_t live_count_ = 0;
+
+  // Types.
+  std::unique_ptr<detail::TypeInfo[]> components_;
+  std::unique_ptr<detail::TypeInfo[]> resources_;
+  std::unique_ptr<std::uint16_t[]> component_by_key_;
+  std::unique_ptr<std::uint16_t[]> resource_by_key_;
+  std::uint32_t component_count_ = 0;
+  std::uint32_t resource_count_ = 0;
+  std::unique_ptr<std::byte[]> resource_data_;
+  std::uint32_t resource_used_ = 0;
+
+  // Archetypes and their column arena.
+  std::unique_ptr<detail::Archetype[]> archetypes_;
+  std::uint32_t archetype_count_ = 0;
+  std::unique_ptr<std::byte[]> arena_storage_;
+  std::byte* arena_ = nullptr;  // 64-byte aligned
+  std::uint64_t arena_size_ = 0;
+  std::uint64_t arena_top_ = 0;
+  std::uint64_t used_row_bytes_ = 0;
+
+  std::unique_ptr<CommandBuffer> commands_;
+  std::unique_ptr<FlushScratch> scratch_;
+  mutable detail::StorageImage image_{};
+};
+
+// ---- each ------------------------------------------------------------------------------
+
+namespace detail {
+template <class T, class Tag>
+using QueryRef = std::conditional_t<std::is_same_v<Tag, Write>, T&, const T&>;
+
+// RAII: installs the iteration guard and removes it on every exit path.
+class GuardScope {
+ public:
+  GuardScope(IterationGuard*& slot, IterationGuard& guard) noexcept : slot_(slot) { slot_ = &guard; }
+  ~GuardScope() { slot_ = nullptr; }
+  GuardScope(const GuardScope&) = delete;
+  GuardScope& operator=(const GuardScope&) = delete;
+
+ private:
+  IterationGuard*& slot_;
+};
+}  // namespace detail
+
+template <class... Ts, class... Tags, class Fn>
+void World::each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
+                      const std::uint32_t* ids, Fn& fn) {
+  constexpr std::size_t N = sizeof...(Ts);
+  const std::uint32_t rows = a.rows;
+  std::byte* bases[N];
+  const std::uint32_t* slots;
+  auto load = [&]() noexcept {
+    for (std::size_t k = 0; k < N; ++k) bases[k] = column_base(a, a.column_of[ids[k]]);
+    slots = slot_column(a);
+  };
+  load();
+  std::uint64_t epoch = layout_epoch_;
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint32_t slot = slots[r];
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      fn(Entity{slot, generations_[slot]},
+         static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(bases[I]) + r))...);
+    }(std::index_sequence_for<Ts...>{});
+    // A legal structural change elsewhere may have compacted the arena.
+    if (layout_epoch_ != epoch) [[unlikely]] {
+      load();
+      epoch = layout_epoch_;
+    }
+  }
+}
+
+template <class... Ts, class Fn, class... Tags>
+Status World::each(Fn&& fn, Tags...) {
+  static_assert(sizeof...(Ts) == sizeof...(Tags),
+                "World::each: pass exactly one lockstep::Read{} or lockstep::Write{} per listed component");
+  static_assert(((std::is_same_v<Tags, Read> || std::is_same_v<Tags, Write>) && ...),
+                "World::each: access tags must be lockstep::Read or lockstep::Write");
+  if (guard_ != nullptr) return guard_nested();
+  detail::IterationGuard guard;
+  if constexpr (sizeof...(Ts) == 0) {
+    detail::GuardScope scope(guard_, guard);
+    const std::uint32_t end = slot_count_;
+    for (std::uint32_t slot = 0; slot < end; ++slot)
+      if (alive_[slot] != 0) fn(Entity{slot, generations_[slot]});
+    return Status::Ok();
+  } else {
+    constexpr std::size_t N = sizeof...(Ts);
+    const std::int32_t signed_ids[N] = {component_id_of(detail::type_key<Ts>())...};
+    std::uint32_t ids[N];
+    constexpr bool is_read[N] = {std::is_same_v<Tags, Read>...};
+    detail::IdSet256 query;
+    for (std::size_t k = 0; k < N; ++k) {
+      if (signed_ids[k] < 0) return Status::Ok();  // unregistered: matches nothing
+      ids[k] = static_cast<std::uint32_t>(signed_ids[k]);
+      query.insert(ids[k]);
+      guard.listed_components.insert(ids[k]);
+      if (is_read[k]) guard.read_components.insert(ids[k]);
+    }
+    std::uint8_t matched[WorldConfig::kMaxArchetypesLimit];
+    std::uint32_t matched_count = 0;
+    for (std::uint32_t a = 0; a < archetype_count_; ++a) {
+      if (archetypes_[a].mask.contains_all(query)) {
+        matched[matched_count++] = static_cast<std::uint8_t>(a);
+        guard.matched_archetypes.insert(a);
+      }
+    }
+    detail::GuardScope scope(guard_, guard);
+    for (std::uint32_t m = 0; m < matched_count; ++m) {
+      each_rows(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, archetypes_[matched[m]], ids, fn);
+    }
+    return Status::Ok();
+  }
+}
+
+}  // namespace lockstep
