@@ -163,9 +163,10 @@ class World {
   // Internal on the first broken invariant. Debug builds run it after every mutation.
   Status checkInvariants() const noexcept;
 
+  struct FlushScratch;  // internal working memory of flush (kernel/src/world_scratch.h)
+
  private:
   friend class Snapshot;
-  struct FlushScratch;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;

@@ -1,0 +1,51 @@
+#include <lockstep/command_buffer.h>
+#include <lockstep/world_config.h>
+
+namespace lockstep {
+
+CommandBuffer::CommandBuffer(std::uint32_t command_capacity, std::uint32_t payload_bytes)
+    : commands_(new Command[command_capacity]),
+      payload_(new std::byte[payload_bytes == 0 ? 1 : payload_bytes]),
+      command_capacity_(command_capacity),
+      payload_capacity_(payload_bytes) {}
+
+CommandBuffer::CommandBuffer(const WorldConfig& config)
+    : CommandBuffer(config.command_capacity, config.command_bytes) {}
+
+void CommandBuffer::clear() noexcept {
+  count_ = 0;
+  payload_used_ = 0;
+  creates_ = 0;
+}
+
+Entity CommandBuffer::create() noexcept {
+  if (count_ >= command_capacity_) return Entity::null();
+  const Entity pending{creates_, Entity::kPendingGeneration};
+  commands_[count_++] = Command{Op::Create, {0, 0, 0}, 0, pending, 0, 0, nullptr};
+  ++creates_;
+  return pending;
+}
+
+Status CommandBuffer::destroy(Entity e) noexcept {
+  return record(Op::Destroy, e, 0, nullptr, nullptr, 0);
+}
+
+Status CommandBuffer::record(Op op, Entity e, std::uint32_t key, const TypeDescriptor* type,
+                             const void* value, std::uint32_t size) noexcept {
+  if (e.is_null()) return {ErrorCode::InvalidArgument, "command buffer: null entity"};
+  if (e.is_pending() && e.slot >= creates_)
+    return {ErrorCode::InvalidArgument, "command buffer: pending handle from another buffer"};
+  if (count_ >= command_capacity_)
+    return {ErrorCode::CapacityExceeded, "command buffer: command capacity exhausted"};
+  if (size > payload_capacity_ - payload_used_)
+    return {ErrorCode::CapacityExceeded, "command buffer: payload bytes exhausted"};
+  Command c{op, {0, 0, 0}, key, e, payload_used_, size, type};
+  if (size != 0) {
+    std::memcpy(payload_.get() + payload_used_, value, size);
+    payload_used_ += size;
+  }
+  commands_[count_++] = c;
+  return Status::Ok();
+}
+
+}  // namespace lockstep

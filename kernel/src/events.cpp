@@ -1,0 +1,65 @@
+#include <lockstep/events.h>
+#include <lockstep/field.h>
+
+#include <cstdio>
+
+namespace lockstep {
+
+const char* to_string(EventId id) noexcept {
+  switch (id) {
+    case EventId::IterationWriteDuringRead: return "iteration_write_during_read";
+    case EventId::IterationMutation: return "iteration_mutation";
+    case EventId::IterationClear: return "iteration_clear";
+    case EventId::IterationNested: return "iteration_nested";
+    case EventId::RateLimited: return "rate_limited";
+    case EventId::Count_: break;
+  }
+  return "unknown";
+}
+
+const char* to_string(FieldKind kind) noexcept {
+  switch (kind) {
+    case FieldKind::SignedInt: return "int";
+    case FieldKind::UnsignedInt: return "uint";
+    case FieldKind::Fixed: return "fixed";
+    case FieldKind::Bool: return "bool";
+    case FieldKind::Entity: return "entity";
+  }
+  return "unknown";
+}
+
+namespace {
+const char* severity_name(Severity s) noexcept {
+  switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Warn: return "warn";
+    case Severity::Error: return "error";
+  }
+  return "?";
+}
+
+class StderrSink final : public EventSink {
+ public:
+  void on_event(const Event& e) noexcept override {
+    if (e.id == EventId::RateLimited) {
+      std::fprintf(stderr, "lockstep %s %s: %s event=%s suppressed=%llu\n", e.subsystem,
+                   severity_name(e.severity), to_string(e.id), to_string(e.summarised),
+                   static_cast<unsigned long long>(e.suppressed));
+      return;
+    }
+    std::fprintf(stderr,
+                 "lockstep %s %s: %s entity_id=%u generation=%u component_id=%d archetype_id=%d "
+                 "source_archetype=%d target_archetype=%d rows=%u\n",
+                 e.subsystem, severity_name(e.severity), to_string(e.id), e.entity.slot,
+                 e.entity.generation, e.component_id, e.archetype_id, e.source_archetype,
+                 e.target_archetype, e.rows);
+  }
+};
+}  // namespace
+
+EventSink& stderr_event_sink() noexcept {
+  static StderrSink sink;
+  return sink;
+}
+
+}  // namespace lockstep

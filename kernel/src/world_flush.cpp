@@ -1,0 +1,425 @@
+// World::flush: applies a command buffer as if each command had been called on the world in
+// recording order, but in batches: one merge pass per touched archetype, so k structural
+// changes into an archetype of n rows cost O(n + k log k) instead of O(k · n).
+//
+// Phases: plan (simulate every command on a staged copy of the touched entities, checking
+// every capacity), then apply (create planned archetypes, compose arriving rows, remove
+// leavers per archetype, merge arrivals per archetype, commit the entity table and the free
+// list, write in-place values). A capacity failure is detected during the plan, so nothing
+// is applied. Invalid handles skip their command, as the direct call would.
+#include "world_scratch.h"
+
+#include <lockstep/world.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace lockstep {
+
+using detail::Archetype;
+using detail::IdSet256;
+using detail::kNoArchetype;
+using detail::kNoColumn;
+using Op = CommandBuffer::Op;
+using Scratch = World::FlushScratch;
+
+namespace {
+
+std::uint32_t bump(std::uint32_t generation) noexcept {
+  return generation >= Entity::kMaxGeneration ? 1 : generation + 1;
+}
+
+// Rewrites pending handles inside Entity fields of a recorded value.
+void patch_pending(std::byte* value, const TypeDescriptor& type, const Scratch& s) noexcept {
+  for (std::uint32_t f = 0; f < type.field_count; ++f) {
+    const FieldDescriptor& field = type.fields[f];
+    if (field.kind != FieldKind::Entity) continue;
+    for (std::uint32_t k = 0; k + 1 < field.count; k += 2) {
+      std::byte* at = value + field.offset + k * 4u;
+      Entity e;
+      std::memcpy(&e, at, sizeof e);
+      if (!e.is_pending()) continue;
+      const std::uint32_t staged = s.pending_stage[e.slot];
+      if (staged == Scratch::kNone) continue;
+      const Entity real{s.staged[staged].slot, s.pending_generation[e.slot]};
+      std::memcpy(at, &real, sizeof real);
+    }
+  }
+}
+
+}  // namespace
+
+Status World::flush(CommandBuffer& buffer) noexcept {
+  if (guard_ != nullptr) return guard_nested();
+  Scratch& s = *scratch_;
+  const std::uint32_t n = buffer.size();
+  if (n > config_.command_capacity)
+    return {ErrorCode::CapacityExceeded, "flush: buffer larger than WorldConfig::command_capacity"};
+
+  // ---------------- plan ----------------
+  std::uint32_t staged_count = 0;
+  std::uint32_t planned_archetypes = archetype_count_;
+  std::uint32_t free_taken = 0;       // entries consumed from the world's free list
+  std::uint32_t freed_count = 0;      // slots freed by this flush
+  std::uint32_t freed_taken = 0;      // ... of which consumed again by creates
+  std::uint32_t slot_count = slot_count_;
+  std::uint32_t live = live_count_;
+  std::uint64_t used = used_row_bytes_;
+  std::uint64_t row_scratch = 0;
+  Status first_error = Status::Ok();
+  Status capacity = Status::Ok();
+
+  auto reset_stages = [&]() noexcept {
+    for (std::uint32_t i = 0; i < staged_count; ++i) s.stage_of_slot[s.staged[i].slot] = Scratch::kNone;
+  };
+  auto archetype_mask = [&](std::uint32_t id) noexcept -> const IdSet256& {
+    return id < archetype_count_ ? archetypes_[id].mask : s.planned_masks[id];
+  };
+  auto find_or_plan = [&](const IdSet256& mask, std::uint32_t& out) noexcept -> Status {
+    for (std::uint32_t a = 0; a < planned_archetypes; ++a)
+      if (archetype_mask(a) == mask) {
+        out = a;
+        return Status::Ok();
+      }
+    if (planned_archetypes >= config_.max_archetypes)
+      return {ErrorCode::CapacityExceeded, "flush: WorldConfig::max_archetypes reached"};
+    std::uint32_t columns = 0;
+    for (std::uint32_t id = 0; id < component_count_; ++id) columns += mask.contains(id) ? 1u : 0u;
+    if (columns > detail::kMaxColumns)
+      return {ErrorCode::CapacityExceeded, "flush: an archetype holds at most 32 components"};
+    s.planned_masks[planned_archetypes] = mask;
+    out = planned_archetypes++;
+    return Status::Ok();
+  };
+  auto note_error = [&](Status st) noexcept {
+    if (first_error.ok()) first_error = st;
+  };
+  // Resolves a handle to its staged entry, staging live world entities on first touch.
+  auto resolve = [&](Entity e, std::uint32_t& out) noexcept -> bool {
+    if (e.is_pending()) {
+      if (e.slot >= buffer.pending_creates()) return false;
+      const std::uint32_t st = s.pending_stage[e.slot];
+      if (st == Scratch::kNone) return false;
+      if (!s.staged[st].alive || s.staged[st].generation != s.pending_generation[e.slot]) return false;
+      out = st;
+      return true;
+    }
+    if (e.slot < slot_count && e.slot < config_.max_entities && s.stage_of_slot[e.slot] != Scratch::kNone) {
+      const std::uint32_t st = s.stage_of_slot[e.slot];
+      if (!s.staged[st].alive || s.staged[st].generation != e.generation) return false;
+      out = st;
+      return true;
+    }
+    if (!valid(e)) return false;
+    const std::uint32_t st = staged_count++;
+    Scratch::Staged& g = s.staged[st];
+    const std::uint16_t arch = entity_archetype_[e.slot];
+    g = Scratch::Staged{archetypes_[arch].mask, e.slot, e.generation, archetypes_[arch].row_bytes,
+                        Scratch::kNone, Scratch::kNone, 0, arch, arch, true, true, false, false, false};
+    s.stage_of_slot[e.slot] = st;
+    out = st;
+    return true;
+  };
+  auto chain = [&](Scratch::Staged& g, std::uint32_t cmd) noexcept {
+    s.next_command[cmd] = Scratch::kNone;
+    if (g.last_command == Scratch::kNone) {
+      g.first_command = cmd;
+    } else {
+      s.next_command[g.last_command] = cmd;
+    }
+    g.last_command = cmd;
+  };
+
+  for (std::uint32_t i = 0; i < buffer.pending_creates(); ++i) s.pending_stage[i] = Scratch::kNone;
+
+  for (std::uint32_t i = 0; i < n && capacity.ok(); ++i) {
+    const CommandBuffer::Command& c = buffer.command(i);
+    switch (c.op) {
+      case Op::Create: {
+        std::uint32_t slot;
+        if (free_taken < free_count_) {
+          slot = free_[free_head_ + free_taken++];
+        } else if (freed_taken < freed_count) {
+          slot = s.freed[freed_taken++];
+        } else if (slot_count < config_.max_entities) {
+          slot = slot_count++;
+        } else {
+          capacity = {ErrorCode::CapacityExceeded, "flush: WorldConfig::max_entities reached"};
+          break;
+        }
+        if (used + archetypes_[0].row_bytes > config_.row_bytes) {
+          capacity = {ErrorCode::CapacityExceeded, "flush: WorldConfig::row_bytes exhausted"};
+          break;
+        }
+        used += archetypes_[0].row_bytes;
+        ++live;
+        std::uint32_t st = s.stage_of_slot[slot];
+        if (st == Scratch::kNone) {
+          st = staged_count++;
+          const bool existed = slot < slot_count_;
+          std::uint32_t gen = existed ? generations_[slot] : 0;
+          if (gen == 0) gen = 1;
+          s.staged[st] = Scratch::Staged{IdSet256{}, slot, gen, archetypes_[0].row_bytes, Scratch::kNone,
+                                         Scratch::kNone, 0, kNoArchetype, 0, false, true, false, false, false};
+          s.stage_of_slot[slot] = st;
+        } else {
+          Scratch::Staged& g = s.staged[st];
+          g.recreated = g.initially_alive;
+          g.alive = true;
+          g.mask = IdSet256{};
+          g.archetype = 0;
+          g.row_bytes = archetypes_[0].row_bytes;
+          g.first_command = g.last_command = Scratch::kNone;
+        }
+        chain(s.staged[st], i);
+        s.pending_stage[c.entity.slot] = st;
+        s.pending_generation[c.entity.slot] = s.staged[st].generation;
+        break;
+      }
+      case Op::Destroy: {
+        std::uint32_t st;
+        if (!resolve(c.entity, st)) {
+          note_error({ErrorCode::InvalidArgument, "flush: destroy of a null, stale or foreign handle"});
+          break;
+        }
+        Scratch::Staged& g = s.staged[st];
+        used -= g.row_bytes;
+        --live;
+        g.alive = false;
+        g.generation = bump(g.generation);
+        s.freed[freed_count++] = g.slot;
+        chain(g, i);
+        break;
+      }
+      case Op::Add:
+      case Op::Remove: {
+        std::uint32_t st;
+        if (!resolve(c.entity, st)) {
+          note_error({ErrorCode::InvalidArgument, "flush: command on a null, stale or foreign handle"});
+          break;
+        }
+        const std::int32_t id = component_id_of(c.type_key);
+        if (id < 0) {
+          note_error({ErrorCode::NotRegistered, "flush: component type not registered"});
+          break;
+        }
+        Scratch::Staged& g = s.staged[st];
+        const std::uint32_t cid = static_cast<std::uint32_t>(id);
+        const bool present = g.mask.contains(cid);
+        if (c.op == Op::Remove && !present) {
+          note_error({ErrorCode::NotFound, "flush: remove of a component the entity lacks"});
+          break;
+        }
+        if (c.op == Op::Add && present) {
+          chain(g, i);  // in-place overwrite
+          break;
+        }
+        IdSet256 mask = g.mask;
+        std::uint32_t row_bytes = g.row_bytes;
+        if (c.op == Op::Add) {
+          mask.insert(cid);
+          row_bytes += components_[cid].size;
+        } else {
+          mask.erase(cid);
+          row_bytes -= components_[cid].size;
+        }
+        if (used - g.row_bytes + row_bytes > config_.row_bytes) {
+          capacity = {ErrorCode::CapacityExceeded, "flush: WorldConfig::row_bytes exhausted"};
+          break;
+        }
+        std::uint32_t target = 0;
+        if (Status fs = find_or_plan(mask, target); !fs.ok()) {
+          capacity = fs;
+          break;
+        }
+        used = used - g.row_bytes + row_bytes;
+        g.mask = mask;
+        g.row_bytes = row_bytes;
+        g.archetype = static_cast<std::uint16_t>(target);
+        chain(g, i);
+        break;
+      }
+    }
+  }
+
+  // Classify, and size the composed rows of arriving entities.
+  if (capacity.ok()) {
+    for (std::uint32_t st = 0; st < staged_count; ++st) {
+      Scratch::Staged& g = s.staged[st];
+      const bool same_place = g.initially_alive && !g.recreated && g.alive && g.archetype == g.source;
+      g.leaves = g.initially_alive && !same_place;
+      g.arrives = g.alive && !same_place;
+      if (g.arrives) {
+        g.scratch_offset = static_cast<std::uint32_t>(row_scratch);
+        row_scratch += g.row_bytes - 4u;
+      }
+    }
+    if (row_scratch > s.row_capacity)
+      capacity = {ErrorCode::CapacityExceeded, "flush: too many component bytes move in one flush"};
+  }
+  if (!capacity.ok()) {
+    reset_stages();
+    return capacity;
+  }
+
+  // ---------------- apply ----------------
+  for (std::uint32_t a = archetype_count_; a < planned_archetypes; ++a) {
+    std::uint32_t id = 0;
+    const Status cs = create_archetype(s.planned_masks[a], id);
+    LOCKSTEP_ASSERT(cs.ok() && id == a);
+  }
+
+  // Last recorded value per component of one incarnation (payload offsets), or kNone.
+  std::uint32_t last_add[WorldConfig::kMaxComponentsLimit];
+  auto collect_adds = [&](const Scratch::Staged& g) noexcept {
+    for (std::uint32_t k = 0; k < component_count_; ++k) last_add[k] = Scratch::kNone;
+    for (std::uint32_t cmd = g.first_command; cmd != Scratch::kNone; cmd = s.next_command[cmd]) {
+      const CommandBuffer::Command& c = buffer.command(cmd);
+      if (c.op != Op::Add) continue;
+      const std::int32_t id = component_id_of(c.type_key);
+      if (id >= 0) last_add[id] = cmd;
+    }
+  };
+  auto write_value = [&](std::byte* to, std::uint32_t cmd) noexcept {
+    const CommandBuffer::Command& c = buffer.command(cmd);
+    std::memcpy(to, buffer.payload(c.payload), c.size);
+    patch_pending(to, *c.type, s);
+  };
+
+  // Compose arriving rows from recorded values and the entity's current row.
+  std::uint32_t arrival_count = 0;
+  for (std::uint32_t st = 0; st < staged_count; ++st) {
+    Scratch::Staged& g = s.staged[st];
+    if (!g.arrives) continue;
+    s.arrivals[arrival_count++] = st;
+    collect_adds(g);
+    const Archetype& dst = archetypes_[g.archetype];
+    std::byte* out = s.row_bytes.get() + g.scratch_offset;
+    for (std::uint32_t col = 0; col < dst.column_count; ++col) {
+      const std::uint32_t id = dst.component_ids[col];
+      if (last_add[id] != Scratch::kNone) {
+        write_value(out, last_add[id]);
+      } else {
+        LOCKSTEP_ASSERT(g.initially_alive && !g.recreated);
+        const Archetype& src = archetypes_[g.source];
+        const std::uint8_t sc = src.column_of[id];
+        LOCKSTEP_ASSERT(sc != kNoColumn);
+        std::memcpy(out, column_base(src, sc) + std::size_t{rows_[g.slot]} * src.column_size[sc], dst.column_size[col]);
+      }
+      out += dst.column_size[col];
+    }
+  }
+
+  // Remove leavers: one compaction pass per touched source archetype.
+  for (std::uint32_t st = 0; st < staged_count; ++st)
+    if (s.staged[st].leaves) s.archetype_touched[s.staged[st].source] = 1;
+  for (std::uint32_t ai = 0; ai < archetype_count_; ++ai) {
+    if (s.archetype_touched[ai] == 0) continue;
+    s.archetype_touched[ai] = 0;
+    Archetype& a = archetypes_[ai];
+    std::uint32_t* slots = slot_column(a);
+    std::uint32_t w = 0;
+    for (std::uint32_t r = 0; r < a.rows; ++r) {
+      const std::uint32_t slot = slots[r];
+      const std::uint32_t st = s.stage_of_slot[slot];
+      if (st != Scratch::kNone && s.staged[st].leaves) continue;
+      if (w != r) {
+        for (std::uint32_t col = 0; col < a.column_count; ++col) {
+          std::byte* base = column_base(a, col);
+          const std::size_t size = a.column_size[col];
+          std::memcpy(base + w * size, base + r * size, size);
+        }
+        slots[w] = slot;
+      }
+      rows_[slot] = w;
+      ++w;
+    }
+    a.rows = w;
+  }
+
+  // Merge arrivals: sorted by (archetype, slot), one backwards merge per archetype.
+  std::sort(s.arrivals.get(), s.arrivals.get() + arrival_count, [&](std::uint32_t x, std::uint32_t y) {
+    const Scratch::Staged& gx = s.staged[x];
+    const Scratch::Staged& gy = s.staged[y];
+    if (gx.archetype != gy.archetype) return gx.archetype < gy.archetype;
+    return gx.slot < gy.slot;
+  });
+  for (std::uint32_t begin = 0; begin < arrival_count;) {
+    const std::uint16_t target = s.staged[s.arrivals[begin]].archetype;
+    std::uint32_t end = begin;
+    while (end < arrival_count && s.staged[s.arrivals[end]].archetype == target) ++end;
+    const std::uint32_t k = end - begin;
+    Archetype& a = archetypes_[target];
+    const Status grown = ensure_capacity(a, a.rows + k);
+    LOCKSTEP_ASSERT_MSG(grown.ok(), grown.message());
+    std::uint32_t* slots = slot_column(a);
+    std::int64_t i = static_cast<std::int64_t>(a.rows) - 1;
+    std::int64_t j = static_cast<std::int64_t>(k) - 1;
+    std::int64_t w = static_cast<std::int64_t>(a.rows + k) - 1;
+    while (j >= 0) {
+      const Scratch::Staged& g = s.staged[s.arrivals[begin + static_cast<std::uint32_t>(j)]];
+      const auto wr = static_cast<std::size_t>(w);
+      if (i >= 0 && slots[i] > g.slot) {
+        const auto ir = static_cast<std::size_t>(i);
+        for (std::uint32_t col = 0; col < a.column_count; ++col) {
+          std::byte* base = column_base(a, col);
+          const std::size_t size = a.column_size[col];
+          std::memcpy(base + wr * size, base + ir * size, size);
+        }
+        slots[wr] = slots[ir];
+        rows_[slots[wr]] = static_cast<std::uint32_t>(wr);
+        --i;
+      } else {
+        const std::byte* in = s.row_bytes.get() + g.scratch_offset;
+        for (std::uint32_t col = 0; col < a.column_count; ++col) {
+          const std::size_t size = a.column_size[col];
+          std::memcpy(column_base(a, col) + wr * size, in, size);
+          in += size;
+        }
+        slots[wr] = g.slot;
+        rows_[g.slot] = static_cast<std::uint32_t>(wr);
+        --j;
+      }
+      --w;
+    }
+    a.rows += k;
+    begin = end;
+  }
+
+  // Commit the entity table and the free list.
+  for (std::uint32_t st = 0; st < staged_count; ++st) {
+    const Scratch::Staged& g = s.staged[st];
+    generations_[g.slot] = g.generation;
+    alive_[g.slot] = g.alive ? 1 : 0;
+    entity_archetype_[g.slot] = g.alive ? g.archetype : kNoArchetype;
+  }
+  for (std::uint32_t slot = slot_count_; slot < slot_count; ++slot)
+    if (s.stage_of_slot[slot] == Scratch::kNone) generations_[slot] = 0;  // never reached
+  free_head_ += free_taken;
+  free_count_ -= free_taken;
+  if (free_count_ == 0) free_head_ = 0;
+  for (std::uint32_t f = freed_taken; f < freed_count; ++f) release_slot(s.freed[f]);
+  slot_count_ = slot_count;
+  live_count_ = live;
+  used_row_bytes_ = used;
+
+  // In-place values of entities that stayed in their archetype.
+  for (std::uint32_t st = 0; st < staged_count; ++st) {
+    const Scratch::Staged& g = s.staged[st];
+    if (!g.alive || g.arrives) continue;
+    collect_adds(g);
+    const Archetype& a = archetypes_[g.archetype];
+    for (std::uint32_t col = 0; col < a.column_count; ++col) {
+      const std::uint32_t id = a.component_ids[col];
+      if (last_add[id] != Scratch::kNone)
+        write_value(column_base(a, col) + std::size_t{rows_[g.slot]} * a.column_size[col], last_add[id]);
+    }
+  }
+
+  reset_stages();
+  buffer.clear();
+  debug_check();
+  return first_error;
+}
+
+}  // namespace lockstep
