@@ -1,0 +1,274 @@
+// Canonical XXH3-64 world hash (docs/hashing.md is the normative byte layout).
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/world.h>
+
+#include "canonical.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstring>
+
+namespace lockstep {
+namespace {
+
+using hash_detail::encode_rows_canonical;
+using hash_detail::encode_u32s;
+using hash_detail::host_bytes_are_canonical;
+using hash_detail::put_u32;
+using hash_detail::put_u64;
+
+// Tag that opens the `total` fold: "LSH1" + layout version. Bump when docs/hashing.md changes.
+constexpr std::uint32_t kTotalTag = 0x3148534Cu;  // bytes 'L' 'S' 'H' '1' little-endian
+constexpr std::uint32_t kLayoutVersion = 1;
+
+// A streaming XXH3-64 (seed 0) over a canonical byte string. Lives on the stack.
+class Stream {
+ public:
+  Stream() noexcept {
+    XXH3_INITSTATE(&state_);
+    (void)XXH3_64bits_reset(&state_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  void bytes(const std::byte* p, std::size_t n) noexcept {
+    if (n != 0) (void)XXH3_64bits_update(&state_, p, n);
+  }
+  void u8(std::uint8_t v) noexcept {
+    const std::byte b = static_cast<std::byte>(v);
+    bytes(&b, 1);
+  }
+  void u32(std::uint32_t v) noexcept {
+    std::byte b[4];
+    put_u32(b, v);
+    bytes(b, 4);
+  }
+  void u64(std::uint64_t v) noexcept {
+    std::byte b[8];
+    put_u64(b, v);
+    bytes(b, 8);
+  }
+  void u32s(std::span<const std::uint32_t> v, bool fast) noexcept {
+    encode_u32s(v.data(), v.size(), fast, [this](const std::byte* p, std::size_t n) { bytes(p, n); });
+  }
+  // `rows` values of type d, host order, as canonical bytes.
+  void values(const TypeDescriptor& d, std::span<const std::byte> data, std::uint64_t rows, bool fast) noexcept {
+    if (rows == 0) return;
+    if (fast && host_bytes_are_canonical(d)) {
+      bytes(data.data(), static_cast<std::size_t>(rows * d.size));
+    } else {
+      encode_rows_canonical(d, data.data(), rows, [this](const std::byte* p, std::size_t n) { bytes(p, n); });
+    }
+  }
+  std::uint64_t digest() const noexcept { return XXH3_64bits_digest(&state_); }
+
+ private:
+  XXH3_state_t state_;
+};
+
+// Column index of component c in archetype `comps` (ascending ids), or -1.
+int column_of(std::span<const std::uint8_t> comps, std::uint32_t c) noexcept {
+  for (std::size_t i = 0; i < comps.size(); ++i) {
+    if (comps[i] == c) return static_cast<int>(i);
+    if (comps[i] > c) break;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool operator==(const StateHash& a, const StateHash& b) noexcept {
+  if (a.total != b.total || a.tick != b.tick || a.entities != b.entities || a.archetypes != b.archetypes ||
+      a.resources != b.resources || a.component_count != b.component_count)
+    return false;
+  for (std::uint32_t c = 0; c < a.component_count; ++c)
+    if (a.components[c] != b.components[c]) return false;
+  return true;
+}
+
+StateHash hash_storage(const StorageView& view, HashPath path) noexcept {
+  const bool fast = path == HashPath::Auto;
+  StateHash h;
+  h.tick = view.tick();
+
+  {  // entities
+    Stream s;
+    const std::uint32_t slots = view.slot_count();
+    s.u32(slots);
+    s.u32s(view.generations().first(slots), fast);
+    const auto alive = view.alive().first(slots);
+    s.bytes(reinterpret_cast<const std::byte*>(alive.data()), alive.size());
+    const auto free_slots = view.free_slots();
+    s.u32(static_cast<std::uint32_t>(free_slots.size()));
+    s.u32s(free_slots, fast);
+    h.entities = s.digest();
+  }
+
+  const std::uint32_t archetype_count = view.archetype_count();
+  {  // archetype structure
+    Stream s;
+    s.u32(archetype_count);
+    for (std::uint32_t a = 0; a < archetype_count; ++a) {
+      const auto comps = view.archetype_components(a);
+      const std::uint32_t rows = view.archetype_rows(a);
+      s.u32(a);
+      s.u32(static_cast<std::uint32_t>(comps.size()));
+      s.bytes(reinterpret_cast<const std::byte*>(comps.data()), comps.size());
+      s.u32(rows);
+      s.u32s(view.archetype_slots(a).first(rows), fast);
+    }
+    h.archetypes = s.digest();
+  }
+
+  // Component sub-hashes, component-major so one stream state is live at a time.
+  const std::uint32_t component_count =
+      view.component_count() < StateHash::kMaxComponents ? view.component_count() : StateHash::kMaxComponents;
+  h.component_count = component_count;
+  for (std::uint32_t c = 0; c < component_count; ++c) {
+    const TypeDescriptor& d = view.component(c);
+    Stream s;
+    for (std::uint32_t a = 0; a < archetype_count; ++a) {
+      const int col = column_of(view.archetype_components(a), c);
+      if (col < 0) continue;
+      const std::uint32_t rows = view.archetype_rows(a);
+      s.u32(a);
+      s.u32(rows);
+      s.values(d, view.column_bytes(a, static_cast<std::uint32_t>(col)), rows, fast);
+    }
+    h.components[c] = s.digest();
+  }
+
+  {  // resources
+    Stream s;
+    const std::uint32_t n = view.resource_count();
+    s.u32(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const TypeDescriptor& d = view.resource(r);
+      s.u32(r);
+      s.u32(d.size);
+      s.values(d, view.resource_bytes(r), 1, fast);
+    }
+    h.resources = s.digest();
+  }
+
+  {  // total
+    Stream s;
+    s.u32(kTotalTag);
+    s.u32(kLayoutVersion);
+    s.u64(h.tick);
+    s.u64(h.entities);
+    s.u64(h.archetypes);
+    s.u64(h.resources);
+    s.u32(component_count);
+    for (std::uint32_t c = 0; c < component_count; ++c) s.u64(h.components[c]);
+    h.total = s.digest();
+  }
+  return h;
+}
+
+StateHash hash_world(const World& world, HashPath path) noexcept { return hash_storage(world.storage(), path); }
+
+std::uint64_t canonical_byte_count(const StorageView& view) noexcept {
+  std::uint64_t n = 0;
+  const std::uint64_t slots = view.slot_count();
+  n += 4 + slots * 5 + 4 + std::uint64_t{view.free_slots().size()} * 4;  // entities
+  n += 4;                                                                  // archetype count
+  for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
+    const auto comps = view.archetype_components(a);
+    const std::uint64_t rows = view.archetype_rows(a);
+    n += 4 + 4 + comps.size() + 4 + rows * 4;  // structure
+    for (std::uint8_t c : comps) {
+      const TypeDescriptor& d = view.component(c);
+      std::uint64_t field_bytes = 0;
+      for (std::uint32_t f = 0; f < d.field_count; ++f) field_bytes += d.fields[f].size();
+      n += 8 + rows * field_bytes;  // component sub-hash
+    }
+  }
+  n += 4;
+  for (std::uint32_t r = 0; r < view.resource_count(); ++r) {
+    const TypeDescriptor& d = view.resource(r);
+    std::uint64_t field_bytes = 0;
+    for (std::uint32_t f = 0; f < d.field_count; ++f) field_bytes += d.fields[f].size();
+    n += 8 + field_bytes;
+  }
+  return n;
+}
+
+std::uint64_t xxh3_64(std::span<const std::byte> bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+HashDiff diff_hashes(const StateHash& a, const StateHash& b) noexcept {
+  HashDiff d;
+  if (a.total != b.total) d.parts |= kPartTotal;
+  if (a.tick != b.tick) d.parts |= kPartTick;
+  if (a.entities != b.entities) d.parts |= kPartEntities;
+  if (a.archetypes != b.archetypes) d.parts |= kPartArchetypes;
+  if (a.resources != b.resources) d.parts |= kPartResources;
+  if (a.component_count != b.component_count) d.parts |= kPartComponentCount;
+  const std::uint32_t n = a.component_count > b.component_count ? a.component_count : b.component_count;
+  for (std::uint32_t c = 0; c < n && c < StateHash::kMaxComponents; ++c) {
+    const std::uint64_t x = c < a.component_count ? a.components[c] : 0;
+    const std::uint64_t y = c < b.component_count ? b.components[c] : 0;
+    if (x != y || c >= a.component_count || c >= b.component_count)
+      d.components[d.component_count++] = static_cast<std::uint8_t>(c);
+  }
+  return d;
+}
+
+void format_hex(std::uint64_t value, char out[16]) noexcept {
+  constexpr char digits[] = "0123456789abcdef";
+  for (int i = 15; i >= 0; --i) {
+    out[i] = digits[value & 0xFu];
+    value >>= 4;
+  }
+}
+
+std::string to_hex(std::uint64_t value) {
+  char buf[16];
+  format_hex(value, buf);
+  return std::string(buf, 16);
+}
+
+namespace {
+std::string component_name(const StorageView& schema, std::uint32_t c) {
+  if (c < schema.component_count()) return schema.component(c).name;
+  return "#" + std::to_string(c);
+}
+}  // namespace
+
+std::string describe_hash_diff(const StateHash& a, const StateHash& b, const StorageView& schema) {
+  const HashDiff d = diff_hashes(a, b);
+  std::string out = "tick " + std::to_string(a.tick);
+  if (a.tick != b.tick) out += " vs " + std::to_string(b.tick);
+  out += ": ";
+  if (d.empty()) return out + "hashes equal";
+  out += (d.parts & kPartTotal) ? "total differs" : "total equal";
+  if (d.parts & kPartTick) out += "; tick";
+  if (d.parts & kPartEntities) out += "; entity table";
+  if (d.parts & kPartArchetypes) out += "; archetype structure";
+  if (d.parts & kPartResources) out += "; resources";
+  if (d.parts & kPartComponentCount)
+    out += "; component count " + std::to_string(a.component_count) + " vs " + std::to_string(b.component_count);
+  if (d.component_count != 0) {
+    out += "; components:";
+    for (std::uint32_t i = 0; i < d.component_count; ++i) {
+      out += i == 0 ? " " : ", ";
+      out += component_name(schema, d.components[i]);
+    }
+  }
+  return out;
+}
+
+std::string format_state_hash(const StateHash& h, const StorageView& schema) {
+  std::string out;
+  out += "total " + to_hex(h.total) + "\n";
+  out += "tick " + std::to_string(h.tick) + "\n";
+  out += "entities " + to_hex(h.entities) + "\n";
+  out += "archetypes " + to_hex(h.archetypes) + "\n";
+  out += "resources " + to_hex(h.resources) + "\n";
+  for (std::uint32_t c = 0; c < h.component_count; ++c)
+    out += "component " + component_name(schema, c) + " " + to_hex(h.components[c]) + "\n";
+  return out;
+}
+
+}  // namespace lockstep
