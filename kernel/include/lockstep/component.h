@@ -23,6 +23,15 @@
 namespace lockstep {
 namespace detail {
 
+template <class T, bool = std::is_enum_v<T>>
+struct ScalarOf {
+  using type = T;
+};
+template <class T>
+struct ScalarOf<T, true> {
+  using type = std::underlying_type_t<T>;
+};
+
 template <class T>
 struct FieldShape {
   static_assert(!std::is_floating_point_v<T>,
@@ -33,7 +42,7 @@ struct FieldShape {
   static constexpr bool known = std::is_integral_v<T> || std::is_enum_v<T>;
   static_assert(known, "lockstep: unsupported field type (integer, enum, bool, fixed, vec2, vec3, "
                        "Entity, or arrays of those)");
-  using Scalar = std::conditional_t<std::is_enum_v<T>, std::underlying_type_t<T>, T>;
+  using Scalar = typename ScalarOf<T>::type;
   static constexpr FieldKind kind = std::is_same_v<T, bool>  ? FieldKind::Bool
                                     : std::is_signed_v<Scalar> ? FieldKind::SignedInt
                                                                : FieldKind::UnsignedInt;

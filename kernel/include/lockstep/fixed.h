@@ -262,7 +262,7 @@ constexpr ParseResult parse_decimal(const char* s, std::size_t n, bool allow_sig
   }
   if (i != n) return {false, 0};
   // Digit k (0-based, among ndigits) has decimal weight 10^(int_digits - 1 - k + exp10).
-  constexpr std::uint64_t int_limit = std::uint64_t{1} << 47;  // integer part must be < 2^47
+  constexpr std::uint64_t int_limit = std::uint64_t{1} << 47;  // 2^47 itself only for min()
   std::uint64_t ip = 0;
   std::uint64_t frac18 = 0;  // first 18 fractional digits (enough for exactness: docs/fixed.md)
   std::int64_t k = 0;
@@ -276,13 +276,13 @@ constexpr ParseResult parse_decimal(const char* s, std::size_t n, bool allow_sig
     if (pos >= 0) {
       if (!overflow) {
         ip = ip * 10 + d;
-        if (ip >= int_limit) overflow = true;
+        if (ip > int_limit) overflow = true;
       }
       // The last mantissa digit may still sit left of the point (e.g. 12e5).
       if (k == static_cast<std::int64_t>(ndigits) && ip != 0) {
         for (std::int64_t z = 0; z < pos && !overflow; ++z) {
           ip *= 10;
-          if (ip >= int_limit) overflow = true;
+          if (ip > int_limit) overflow = true;
         }
       }
     } else {

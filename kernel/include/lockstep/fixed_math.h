@@ -433,7 +433,7 @@ constexpr fixed cos(fixed x) noexcept {
   return fixed::from_raw(round_to_q16(sin_turns_q62(turns_q64(x.raw()) + (std::uint64_t{1} << 62)), 46));
 }
 
-// tan: saturates at +-max() where the result would exceed the range (next to poles).
+// tan: saturates at +-max() (symmetric: -max(), not min()) where the result would exceed the range (next to poles).
 constexpr fixed tan(fixed x) noexcept {
   using namespace detail::fm;
   const std::uint64_t t = turns_q64(x.raw()) & ((std::uint64_t{1} << 63) - 1);  // period: half turn
@@ -452,7 +452,7 @@ constexpr fixed tan(fixed x) noexcept {
     // tan = cot(psi) = cos(psi) / (psi * sinc(psi)), psi = quarter turn - phi, kept
     // normalised so that the relative precision survives small psi.
     const std::uint64_t psi = (std::uint64_t{1} << 62) - phi;  // (0, 2^61), Q0.64 turns
-    if (psi == 0) return neg ? fixed::min() : fixed::max();
+    if (psi == 0) return neg ? -fixed::max() : fixed::max();
     const std::int64_t a = octant_turns_to_rad_q62(psi);
     const std::int64_t z = mulq62(a, a);
     const std::int64_t sc = sinc_q62(z);                             // sin(psi)/psi, Q62
@@ -464,14 +464,14 @@ constexpr fixed tan(fixed x) noexcept {
     // so raw = cos/sin * 2^16 = c * 2^(14 + s) / den.
     const std::uint64_t den = detail::umulhi64(psin, k);
     const int sh = 14 + s;
-    if (sh > 63 || den == 0) return neg ? fixed::min() : fixed::max();
+    if (sh > 63 || den == 0) return neg ? -fixed::max() : fixed::max();
     const std::uint64_t nhi = c >> (64 - sh), nlo = c << sh;
-    if (nhi >= den) return neg ? fixed::min() : fixed::max();
+    if (nhi >= den) return neg ? -fixed::max() : fixed::max();
     q = detail::udiv128_64(nhi, nlo, den, rem);
     if (rem >= den - rem) ++q;
   }
   if (q > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    return neg ? fixed::min() : fixed::max();
+    return neg ? -fixed::max() : fixed::max();
   }
   const std::int64_t r = static_cast<std::int64_t>(q);
   return fixed::from_raw(neg ? -r : r);
