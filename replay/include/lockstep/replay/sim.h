@@ -1,0 +1,110 @@
+#pragma once
+// The sim interface: the one short contract between a game and lockstep (what
+// GGPOSessionCallbacks is to GGPO, minus save/load: the kernel owns all state).
+//
+// A sim is a stateless description of a game's rules. Everything that changes lives in the
+// World it sets up (rule 4 in docs/determinism.md), which is why the engine can hash,
+// snapshot, roll back and replay it without callbacks.
+//
+// One tick (Runner::step, replay/runner.h):
+//   1. sim.apply_inputs(world, inputs)   — the tick's per-player inputs into world state
+//   2. every system, in declared order   — each gets the world
+//   3. world.flush()                     — the command buffer's structural changes
+//   4. world.advanceTick()
+//   5. hash_world(world)                 — the tick's state hash
+#include <lockstep/component.h>
+#include <lockstep/status.h>
+#include <lockstep/world.h>
+#include <lockstep/world_config.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace lockstep::replay {
+
+// Parameters that, with the seed, fully determine a sim's initial state. Recorded in every
+// replay header. Sims document which fields they read; unused fields must be zero.
+struct SimConfig {
+  std::uint32_t players = 2;
+  std::uint32_t units = 0;      // e.g. skirmish: units per player at start
+  std::uint64_t seed = 0;
+  std::uint32_t params[4] = {0, 0, 0, 0};  // sim-specific knobs
+  friend bool operator==(const SimConfig&, const SimConfig&) = default;
+};
+
+// A system: a named step of the tick with its declared component access. The declaration
+// is checked for registration at setup and shown by `lockstep info`; systems touch the
+// world only through World's guarded API.
+struct System {
+  static constexpr std::uint32_t kMaxAccess = 16;
+  const char* name = "";
+  void (*run)(World& world) = nullptr;
+  const char* reads[kMaxAccess] = {};   // component/resource type names, null-terminated list
+  const char* writes[kMaxAccess] = {};
+};
+
+class SystemList {
+ public:
+  static constexpr std::uint32_t kMaxSystems = 32;
+  Status add(const System& system) noexcept {
+    if (count_ >= kMaxSystems) return {ErrorCode::CapacityExceeded, "SystemList: more than 32 systems"};
+    if (system.run == nullptr) return {ErrorCode::InvalidArgument, "SystemList: system without a run function"};
+    systems_[count_++] = system;
+    return Status::Ok();
+  }
+  std::span<const System> systems() const noexcept { return {systems_, count_}; }
+
+ private:
+  System systems_[kMaxSystems];
+  std::uint32_t count_ = 0;
+};
+
+// A scripted player: generates one player's input for a tick from its own seed and (read
+// only) the current world. Bots run when recording or in netsim, never during replay, so
+// their private state (their RNG) may live outside the world.
+class Bot {
+ public:
+  virtual ~Bot() = default;
+  // Writes exactly input_type().size bytes to `out`.
+  virtual void generate(std::uint64_t tick, const World& world, std::span<std::byte> out) noexcept = 0;
+};
+
+class Sim {
+ public:
+  virtual ~Sim() = default;
+
+  virtual std::string_view name() const noexcept = 0;
+  virtual std::uint32_t version() const noexcept = 0;
+  // The per-player input struct, declared with LOCKSTEP_COMPONENT; its size is the
+  // per-player input frame size. The schema hash (input_schema_hash) is derived from it.
+  virtual const TypeDescriptor& input_type() const noexcept = 0;
+  // Capacities the sim needs for `config`.
+  virtual WorldConfig world_config(const SimConfig& config) const noexcept = 0;
+  // Registers components and resources and declares systems, in a fixed order.
+  virtual Status setup(World& world, SystemList& systems) const noexcept = 0;
+  // Builds the initial state (tick 0) from config + seed. Called once, after setup.
+  virtual Status init(World& world, const SimConfig& config) const noexcept = 0;
+  // Writes the tick's inputs (players × input_type().size bytes, player order) into the
+  // world, typically into a resource that systems read.
+  virtual void apply_inputs(World& world, std::span<const std::byte> inputs) const noexcept = 0;
+  // Optional: validates a config before anything is built (players/units ranges).
+  virtual Status check_config(const SimConfig&) const noexcept { return Status::Ok(); }
+  // A bot for `player`, deterministic in (seed, player, config).
+  virtual std::unique_ptr<Bot> make_bot(const SimConfig& config, std::uint64_t seed,
+                                        std::uint32_t player) const = 0;
+};
+
+// Process-wide list of sims the CLI can find by name (not simulation state).
+void register_sim(const Sim& sim);
+const Sim* find_sim(std::string_view name) noexcept;
+std::span<const Sim* const> registered_sims() noexcept;
+
+// XXH3 of the input descriptor (type name, size, and each field's name, offset, element
+// size, count and kind, canonical little-endian). Two builds agree iff their input layouts
+// agree.
+std::uint64_t input_schema_hash(const TypeDescriptor& input) noexcept;
+
+}  // namespace lockstep::replay

@@ -1,0 +1,28 @@
+#include <lockstep/replay/sim.h>
+
+#include <vector>
+
+namespace lockstep::replay {
+
+namespace {
+std::vector<const Sim*>& registry() {
+  static std::vector<const Sim*> sims;
+  return sims;
+}
+}  // namespace
+
+void register_sim(const Sim& sim) {
+  for (const Sim* s : registry())
+    if (s->name() == sim.name()) return;
+  registry().push_back(&sim);
+}
+
+const Sim* find_sim(std::string_view name) noexcept {
+  for (const Sim* s : registry())
+    if (s->name() == name) return s;
+  return nullptr;
+}
+
+std::span<const Sim* const> registered_sims() noexcept { return {registry().data(), registry().size()}; }
+
+}  // namespace lockstep::replay
