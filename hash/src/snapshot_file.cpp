@@ -175,7 +175,10 @@ class Reader {
                       std::string(what) + " length " + std::to_string(n) + " exceeds " + std::to_string(kMaxNameLength));
     if (!need(n, what)) return false;
     s.resize(n);
-    return raw(s.data(), n, what);
+    if (!raw(s.data(), n, what)) return false;
+    if (s.find('\0') != std::string::npos)
+      return error_at(ErrorCode::Corrupt, start, std::string(what) + " contains a NUL byte");
+    return true;
   }
 
  private:
@@ -521,11 +524,7 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
                                                  std::to_string(std::to_integer<unsigned>(bytes[0])) + ")");
   if (std::memcmp(bytes.data() + 1, kSnapshotFileMagic, sizeof(kSnapshotFileMagic)) != 0)
     return fail(ErrorCode::Corrupt, name, 1, "bad magic: not a lockstep snapshot file");
-  std::uint32_t version = 0;
-  for (int i = 0; i < 4; ++i) version |= std::to_integer<std::uint32_t>(bytes[9 + i]) << (8 * i);
-  if (version != kSnapshotFileVersion)
-    return fail(ErrorCode::Mismatch, name, 9, "format version " + std::to_string(version) + ", this build reads " +
-                                                  std::to_string(kSnapshotFileVersion));
+  // Every format version ends with this checksum, so it is checked before the version.
   const std::uint64_t body = size - kChecksumBytes;
   std::uint64_t stored = 0;
   for (int i = 0; i < 8; ++i) stored |= std::to_integer<std::uint64_t>(bytes[body + i]) << (8 * i);
@@ -534,6 +533,11 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
     return fail(ErrorCode::Corrupt, name, body,
                 "checksum mismatch (stored " + to_hex(stored) + ", computed " + to_hex(actual) +
                     "): the file is truncated or corrupted");
+  std::uint32_t version = 0;
+  for (int i = 0; i < 4; ++i) version |= std::to_integer<std::uint32_t>(bytes[9 + i]) << (8 * i);
+  if (version != kSnapshotFileVersion)
+    return fail(ErrorCode::Mismatch, name, 9, "format version " + std::to_string(version) + ", this build reads " +
+                                                  std::to_string(kSnapshotFileVersion));
 
   try {
     SpanSource src(bytes.data(), body);
