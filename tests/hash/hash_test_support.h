@@ -59,7 +59,7 @@ inline lockstep::WorldConfig small_config() {
   c.max_components = 8;
   c.max_resources = 4;
   c.max_archetypes = 32;
-  c.row_bytes = 64u * 64u;  // explicit: see report (World::load compares against row_bytes)
+  c.row_bytes = 64u * 64u;
   c.resource_bytes = 256;
   c.command_capacity = 64;
   c.command_bytes = 4096;
