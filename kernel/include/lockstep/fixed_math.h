@@ -58,6 +58,13 @@ constexpr std::int64_t mulq62_portable(std::int64_t a, std::int64_t b) noexcept 
   if (b < 0) p.hi -= static_cast<std::uint64_t>(a);
   return static_cast<std::int64_t>((p.lo >> 62) | (p.hi << 2));
 }
+// round(a * b / 2^62) (nearest, ties up) for a, b >= 0.
+constexpr std::uint64_t umulq62_round(std::uint64_t a, std::uint64_t b) noexcept {
+  const u128 p = umul64(a, b);
+  const std::uint64_t lo = p.lo + (std::uint64_t{1} << 61);
+  const std::uint64_t hi = p.hi + (lo < p.lo ? 1u : 0u);
+  return (lo >> 62) | (hi << 2);
+}
 constexpr std::int64_t mulq62(std::int64_t a, std::int64_t b) noexcept {
 #if LOCKSTEP_HAS_INT128
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(
@@ -261,20 +268,28 @@ constexpr std::int64_t atan2_q61(std::uint64_t ay, bool yneg, std::uint64_t ax, 
 }
 
 // ---- exp / log ----
-// 2^(j/64) in Q62 for j = 0..63: exp(j ln2 / 64) by its Taylor series (unsigned Q62).
+// 2^(j/64) in Q62 for j = 0..63: exp(j ln2 / 64) by its Taylor series, summed with 96
+// fractional bits (u128) so that the entries are correctly rounded up to the ln 2 constant.
 inline constexpr std::array<std::uint64_t, 64> kExp2Table = [] {
   std::array<std::uint64_t, 64> tab{};
   for (std::uint64_t j = 0; j < 64; ++j) {
-    const u128 xj = umul64_portable(static_cast<std::uint64_t>(kLn2Q62), j);
-    const std::uint64_t x = (xj.lo >> 6) | (xj.hi << 58);  // j ln2 / 64 in Q62, < 2^62
-    std::uint64_t term = std::uint64_t{1} << 62;
-    std::uint64_t sum = 0;
-    for (std::uint64_t n = 1; term != 0; ++n) {
-      sum += term;
-      const u128 p = umul64_portable(term, x);
-      term = ((p.lo >> 62) | (p.hi << 2)) / n;
+    const u128 xj = umul64_portable(static_cast<std::uint64_t>(kLn2Q63), j);
+    const std::uint64_t x = (xj.lo >> 7) | (xj.hi << 57);  // j ln2 / 64 in Q62, < 2^62
+    u128 term{std::uint64_t{1} << 32, 0};                   // 1.0 in Q96
+    u128 sum{0, 0};
+    for (std::uint64_t n = 1; term.hi != 0 || term.lo != 0; ++n) {
+      sum = add128(sum, term);
+      // term = term * x / 2^62 / n, in Q96
+      const u128 a = umul64_portable(term.hi, x);  // < 2^96
+      const u128 b = umul64_portable(term.lo, x);
+      u128 t = add128(u128{(a.hi << 2) | (a.lo >> 62), a.lo << 2}, u128{b.hi >> 62, (b.lo >> 62) | (b.hi << 2)});
+      std::uint64_t r = 0;
+      const std::uint64_t qh = t.hi / n;
+      const std::uint64_t ql = udiv128_64_portable(t.hi % n, t.lo, n, r);
+      term = u128{qh, ql};
     }
-    tab[j] = sum;
+    const u128 rounded = add128(sum, u128{0, std::uint64_t{1} << 33});
+    tab[j] = (rounded.hi << 30) | (rounded.lo >> 34);  // Q96 -> Q62
   }
   return tab;
 }();
@@ -283,7 +298,7 @@ static_assert([] {
   u128 rem{};
   const std::uint64_t s = isqrt128(u128{std::uint64_t{1} << 61, 0}, rem);  // sqrt(2^125) = sqrt(2) 2^62
   const std::uint64_t t = kExp2Table[32];
-  return (t > s ? t - s : s - t) < 1024;
+  return (t > s ? t - s : s - t) <= 1;
 }());
 
 // exp of a Q57 argument (|arg| < 2^63): returns mantissa m (value = m * 2^(k - 62)).
@@ -309,12 +324,11 @@ constexpr ExpParts exp_q57(std::int64_t arg) noexcept {
   }
   const std::uint64_t j = f >> 56;
   const std::uint64_t g = f & ((std::uint64_t{1} << 56) - 1);
-  const std::int64_t x = mulq62(static_cast<std::int64_t>(g), kLn2Q62);  // g ln2 < 2^-6.5, Q62
-  // e^x = sum x^n / n!, n <= 7 (truncation < 2^-66).
-  std::int64_t poly = inv_q62(5040);
-  for (int n = 6; n >= 0; --n) poly = inv_q62(factorial(n)) + mulq62(poly, x);
-  const u128 m = umul64(kExp2Table[j], static_cast<std::uint64_t>(poly));
-  return ExpParts{(m.lo >> 62) | (m.hi << 2), k};
+  const std::uint64_t x = umulq62_round(g, static_cast<std::uint64_t>(kLn2Q62));  // g ln2 < 2^-6.5
+  // e^x = sum x^n / n!, n <= 7 (truncation < 2^-66); all terms positive, rounded products.
+  std::uint64_t poly = static_cast<std::uint64_t>(inv_q62(5040));
+  for (int n = 6; n >= 0; --n) poly = static_cast<std::uint64_t>(inv_q62(factorial(n))) + umulq62_round(poly, x);
+  return ExpParts{umulq62_round(kExp2Table[j], poly), k};
 }
 // Scale exp parts to a raw Q16 value, rounding to nearest; saturates at INT64_MAX.
 constexpr std::int64_t exp_parts_to_raw(ExpParts e) noexcept {
@@ -369,7 +383,10 @@ constexpr std::int64_t log_q57(std::uint64_t raw) noexcept {
   const std::int64_t z = mulq62(m, ent.recip) - kOneQ62;  // |z| < 2^-7
   // ln(1+z) = z (1 - z/2 + z^2/3 - ... + z^8/9); truncation < 2^-70.
   std::int64_t p = inv_q62(9);
-  for (int n = 8; n >= 1; --n) p = ((n % 2) ? -inv_q62(static_cast<std::uint64_t>(n)) : inv_q62(static_cast<std::uint64_t>(n))) + mulq62(p, z);
+  for (int n = 8; n >= 1; --n) {  // coefficient of z^(n-1) is (-1)^(n-1) / n
+    const std::int64_t c = inv_q62(static_cast<std::uint64_t>(n));
+    p = ((n % 2) ? c : -c) + mulq62(p, z);
+  }
   const std::int64_t lnm = ent.neg_ln + mulq62(p, z);  // Q62, in [0, ln 2)
   // total (Q63) = (e - 16) ln2 + lnm, as 128-bit, then round to Q57.
   const u128 v = add128(smul64(e - 16, kLn2Q63), sext64(lnm * 2));
