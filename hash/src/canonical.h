@@ -94,28 +94,56 @@ inline void put_u64(std::byte* dst, std::uint64_t v) noexcept {
 
 inline constexpr std::size_t kChunk = 4096;
 
+// Canonical bytes of `count` host-order elements of `es` bytes each (one field).
+inline void field_to_le(std::byte* dst, const std::byte* src, std::uint32_t es, std::uint32_t count) noexcept {
+  switch (es) {
+    case 2:
+      for (std::uint32_t k = 0; k < count; ++k) element_to_le(dst + 2 * k, src + 2 * k, 2);
+      return;
+    case 4:
+      for (std::uint32_t k = 0; k < count; ++k) element_to_le(dst + 4 * k, src + 4 * k, 4);
+      return;
+    case 8:
+      for (std::uint32_t k = 0; k < count; ++k) element_to_le(dst + 8 * k, src + 8 * k, 8);
+      return;
+    default:  // single bytes, or byte strings of odd element size
+      std::memcpy(dst, src, std::size_t{es} * count);
+      return;
+  }
+}
+
 // Canonical bytes of `rows` consecutive host-order values of type `d`, fed to
 // sink(const std::byte*, std::size_t) in chunks of at most kChunk bytes. Only field bytes
 // are emitted (field order, then element order, each element little-endian).
 template <class Sink>
 void encode_rows_canonical(const TypeDescriptor& d, const std::byte* data, std::uint64_t rows, Sink&& sink) {
-  std::byte buf[kChunk];
+  alignas(16) std::byte buf[kChunk];
   std::size_t n = 0;
   for (std::uint64_t r = 0; r < rows; ++r) {
     const std::byte* row = data + r * d.size;
     for (std::uint32_t f = 0; f < d.field_count; ++f) {
       const FieldDescriptor& fd = d.fields[f];
+      const std::uint32_t size = fd.size();
+      if (n + size > kChunk) {
+        if (n != 0) sink(static_cast<const std::byte*>(buf), n);
+        n = 0;
+      }
+      if (size <= kChunk) {
+        field_to_le(buf + n, row + fd.offset, fd.element_size, fd.count);
+        n += size;
+        continue;
+      }
+      // A field larger than the buffer: element by element.
       const std::uint32_t es = fd.element_size;
       const bool integral = es == 1 || es == 2 || es == 4 || es == 8;
-      const std::uint32_t unit = integral ? es : 1;  // odd sizes: a byte string
-      const std::uint32_t units = integral ? fd.count : fd.size();
-      const std::byte* src = row + fd.offset;
+      const std::uint32_t unit = integral ? es : 1;
+      const std::uint32_t units = integral ? fd.count : size;
       for (std::uint32_t k = 0; k < units; ++k) {
         if (n + unit > kChunk) {
           sink(static_cast<const std::byte*>(buf), n);
           n = 0;
         }
-        element_to_le(buf + n, src + std::size_t{k} * unit, unit);
+        element_to_le(buf + n, row + fd.offset + std::size_t{k} * unit, unit);
         n += unit;
       }
     }
