@@ -20,7 +20,7 @@ using namespace lockstep::literals;
 namespace {
 
 #if defined(LOCKSTEP_SANITIZED)
-constexpr std::int64_t kThin = 16;  // sanitizer builds: sweep 1/16 of the points
+constexpr std::int64_t kThin = 4;  // sanitizer builds: sweep 1/4 of the points
 #else
 constexpr std::int64_t kThin = 1;
 #endif
