@@ -1,0 +1,162 @@
+// lockstep bench --sim skirmish --units 10000 --ticks 1000 — tick benchmark.
+// Reports tick time (apply inputs + systems + flush) p50/p99/max, state-hash time, snapshot
+// save/load time, heap allocations during ticks (counted by alloc_counter.cpp; must be 0)
+// and ticks/s. Bots generate inputs outside the timed and counted regions.
+#include "common.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace lockstep::cli {
+
+namespace {
+struct BenchArgs {
+  std::string sim = "skirmish";
+  std::uint32_t units = 10000;
+  std::uint64_t ticks = 1000;
+  std::uint32_t players = 2;
+  std::uint64_t seed = 1;
+  std::uint64_t bot = 1;
+  std::uint64_t warmup = 10;
+  std::uint32_t snapshot_iters = 50;
+  bool json = false;
+  bool csv = false;
+};
+
+using Clock = std::chrono::steady_clock;
+std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+double sum_us(const std::vector<std::uint64_t>& v) {
+  double s = 0;
+  for (std::uint64_t x : v) s += static_cast<double>(x);
+  return s / 1000.0;
+}
+
+int bench_cmd(const BenchArgs& a) {
+  const replay::Sim* sim = replay::find_sim(a.sim);
+  if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
+  if (a.ticks == 0) return report_error(a.json, kExitBadInput, "--ticks must be at least 1");
+  replay::SimConfig config;
+  config.players = a.players;
+  config.units = a.units;
+  config.seed = a.seed;
+  const auto build_start = Clock::now();
+  replay::Runner runner(*sim, config);
+  if (!runner.status().ok())
+    return report_error(a.json, kExitBadInput, "cannot build sim '" + a.sim + "': " + runner.status().message());
+  const double build_ms = static_cast<double>(ns_between(build_start, Clock::now())) / 1e6;
+  std::vector<std::unique_ptr<replay::Bot>> bots;
+  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim->make_bot(config, a.bot, p));
+  const std::uint32_t in_size = sim->input_type().size;
+  std::vector<std::byte> frame(runner.frame_bytes());
+  std::vector<std::uint64_t> tick_ns, hash_ns;
+  tick_ns.reserve(a.ticks);
+  hash_ns.reserve(a.ticks);
+  std::uint64_t allocations = 0;
+  const std::uint64_t total_ticks = a.warmup + a.ticks;
+  const auto run_start = Clock::now();
+  for (std::uint64_t t = 0; t < total_ticks; ++t) {
+    for (std::uint32_t p = 0; p < config.players; ++p)
+      bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
+    const std::uint64_t before = heap_allocations();
+    const auto t0 = Clock::now();
+    const Status s = runner.advance(frame);
+    const auto t1 = Clock::now();
+    runner.rehash();
+    const auto t2 = Clock::now();
+    const std::uint64_t after = heap_allocations();
+    if (!s.ok()) return report_error(a.json, kExitBadInput, "tick " + std::to_string(t) + ": the sim rejected the step: " + s.message());
+    if (t < a.warmup) continue;
+    allocations += after - before;
+    tick_ns.push_back(ns_between(t0, t1));
+    hash_ns.push_back(ns_between(t1, t2));
+  }
+  const double wall_s = static_cast<double>(ns_between(run_start, Clock::now())) / 1e9;
+
+  // Snapshot save / load of the final state.
+  Snapshot snap(runner.world());
+  std::vector<std::uint64_t> save_ns, load_ns;
+  save_ns.reserve(a.snapshot_iters);
+  load_ns.reserve(a.snapshot_iters);
+  std::uint64_t snapshot_allocations = 0;
+  bool load_ok = true;
+  for (std::uint32_t i = 0; i < a.snapshot_iters; ++i) {
+    const std::uint64_t before = heap_allocations();
+    const auto t0 = Clock::now();
+    runner.world().save(snap);
+    const auto t1 = Clock::now();
+    load_ok = runner.world().load(snap).ok() && load_ok;
+    const auto t2 = Clock::now();
+    snapshot_allocations += heap_allocations() - before;
+    save_ns.push_back(ns_between(t0, t1));
+    load_ns.push_back(ns_between(t1, t2));
+  }
+
+  const Percentiles tp = percentiles(tick_ns), hp = percentiles(hash_ns), sp = percentiles(save_ns), lp = percentiles(load_ns);
+  const double tick_total = sum_us(tick_ns), hash_total = sum_us(hash_ns);
+  const double hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
+  const double tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
+  const std::uint32_t entities = runner.world().entityCount();
+  const std::string final_hash = hex(runner.hash().total);
+
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("sim", a.sim).field("players", config.players).field("units", config.units)
+        .field("entities", std::uint64_t{entities}).field("ticks", a.ticks).field("warmup", a.warmup)
+        .field("build_ms", build_ms)
+        .field("tick_p50_us", tp.p50_us).field("tick_p99_us", tp.p99_us).field("tick_max_us", tp.max_us).field("tick_mean_us", tp.mean_us)
+        .field("hash_p50_us", hp.p50_us).field("hash_p99_us", hp.p99_us).field("hash_max_us", hp.max_us).field("hash_mean_us", hp.mean_us)
+        .field("hash_share_percent", hash_share)
+        .field("snapshot_save_p50_us", sp.p50_us).field("snapshot_load_p50_us", lp.p50_us)
+        .field("snapshot_bytes", std::uint64_t{snap.live_bytes()})
+        .field("heap_allocations_during_ticks", allocations).field("heap_allocations_during_snapshots", snapshot_allocations)
+        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash).end();
+    std::printf("%s\n", j.str().c_str());
+  } else if (a.csv) {
+    std::printf("sim,players,units,entities,ticks,tick_p50_us,tick_p99_us,tick_max_us,hash_p50_us,hash_p99_us,hash_max_us,"
+                "hash_share_percent,snapshot_save_p50_us,snapshot_load_p50_us,snapshot_bytes,heap_allocations,ticks_per_second,final_hash\n");
+    std::printf("%s,%u,%u,%u,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%zu,%llu,%.1f,%s\n", a.sim.c_str(),
+                config.players, config.units, entities, static_cast<unsigned long long>(a.ticks), tp.p50_us, tp.p99_us,
+                tp.max_us, hp.p50_us, hp.p99_us, hp.max_us, hash_share, sp.p50_us, lp.p50_us, snap.live_bytes(),
+                static_cast<unsigned long long>(allocations), tps, final_hash.c_str());
+  } else {
+    std::printf("bench          %s  players %u  units %u  entities %u  ticks %llu (+%llu warm-up)\n", a.sim.c_str(),
+                config.players, config.units, entities, static_cast<unsigned long long>(a.ticks),
+                static_cast<unsigned long long>(a.warmup));
+    std::printf("tick           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (inputs+systems+flush)\n", tp.p50_us, tp.p99_us, tp.max_us);
+    std::printf("hash           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (%.1f%% of tick+hash)\n", hp.p50_us, hp.p99_us,
+                hp.max_us, hash_share);
+    std::printf("snapshot       save p50 %.1f us   load p50 %.1f us   (%zu bytes)%s\n", sp.p50_us, lp.p50_us, snap.live_bytes(),
+                load_ok ? "" : "  LOAD FAILED");
+    std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
+                static_cast<unsigned long long>(allocations), static_cast<unsigned long long>(snapshot_allocations));
+    std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", tps, build_ms, final_hash.c_str());
+  }
+  if (!load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
+  return kExitOk;
+}
+}  // namespace
+
+Command add_bench(CLI::App& root) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* app = root.add_subcommand("bench", "Tick benchmark: tick/hash/snapshot times, heap allocations, ticks/s");
+  app->add_option("--sim", a->sim, "Sim name")->capture_default_str();
+  app->add_option("--units", a->units, "Units per player")->capture_default_str();
+  app->add_option("--ticks", a->ticks, "Measured ticks")->capture_default_str();
+  app->add_option("--players", a->players, "Player count")->capture_default_str();
+  app->add_option("--seed", a->seed, "World seed")->capture_default_str();
+  app->add_option("--bot", a->bot, "Bot seed")->capture_default_str();
+  app->add_option("--warmup", a->warmup, "Unmeasured ticks first")->capture_default_str();
+  app->add_option("--snapshot-iters", a->snapshot_iters, "Snapshot save/load repetitions")->capture_default_str();
+  auto* json = app->add_flag("--json", a->json, "One JSON object on stdout");
+  app->add_flag("--csv", a->csv, "CSV header + one row on stdout")->excludes(json);
+  app->footer("Examples:\n"
+              "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
+              "  lockstep bench --sim duel --ticks 10000 --json\n"
+              "  lockstep bench --csv >> bench.csv\n"
+              "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
+  return {app, [a] { return bench_cmd(*a); }};
+}
+
+}  // namespace lockstep::cli

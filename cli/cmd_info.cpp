@@ -1,0 +1,110 @@
+// lockstep info REPLAY — describe a replay file without running it.
+#include "common.h"
+
+#include <cstdio>
+
+namespace lockstep::cli {
+
+namespace {
+struct InfoArgs {
+  std::string replay;
+  bool json = false;
+  bool sims = false;
+};
+
+int info_cmd(const InfoArgs& a) {
+  if (a.sims || a.replay.empty()) {
+    if (a.json) {
+      Json j;
+      j.begin().field("ok", true).begin_array("sims");
+      for (const replay::Sim* s : replay::registered_sims()) j.value(s->name());
+      j.end_array().end();
+      std::printf("%s\n", j.str().c_str());
+    } else {
+      for (const replay::Sim* s : replay::registered_sims())
+        std::printf("%.*s v%u  input %s (%u bytes, schema %s)\n", static_cast<int>(s->name().size()), s->name().data(),
+                    s->version(), s->input_type().name, s->input_type().size,
+                    hex(replay::input_schema_hash(s->input_type())).c_str());
+    }
+    return kExitOk;
+  }
+  replay::Replay r;
+  std::string name = a.replay;
+  replay::ReplayStatus st;
+  if (a.replay == kEmbedded) {
+    name = kEmbeddedReplayName;
+    st = replay::decode_replay(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(kEmbeddedReplay), kEmbeddedReplaySize), r, name);
+  } else {
+    st = replay::read_replay_file(a.replay, r);
+  }
+  if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+  print_warnings(r.warnings);
+  const replay::ReplayHeader& h = r.header;
+  const replay::Sim* sim = replay::find_sim(h.sim_name);
+  std::string sim_status = "unknown to this build";
+  if (sim != nullptr) {
+    const replay::ReplayStatus cs = replay::check_replay_sim(r, *sim, name);
+    sim_status = cs.ok() ? "matches this build" : "MISMATCH: " + cs.message;
+  }
+  const std::uint64_t frames = r.frame_count();
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("replay", name).field("format_version", replay::kReplayFormatVersion)
+        .field("sim", h.sim_name).field("sim_version", h.sim_version).field("input_schema", hex(h.input_schema))
+        .field("input_size", h.input_size).field("sim_status", sim_status);
+    j.begin("config").field("players", h.config.players).field("units", h.config.units).field("seed", h.config.seed);
+    j.begin_array("params");
+    for (std::uint32_t p : h.config.params) j.value(std::to_string(p));
+    j.end_array().end();
+    j.field("ticks", frames).field("block_ticks", h.block_ticks).field("hashes", std::uint64_t{r.hashes.size()})
+        .field("component_hashes", h.has_component_hashes()).field("checkpoint_interval", h.checkpoint_interval)
+        .field("checkpoints", std::uint64_t{r.checkpoints.size()}).field("complete", r.complete);
+    if (!r.hashes.empty()) j.field("final_hash", hex(r.hashes.back().total));
+    j.begin_array("components");
+    for (const std::string& c : h.components) j.value(c);
+    j.end_array();
+    j.begin_array("warnings");
+    for (const std::string& w : r.warnings) j.value(w);
+    j.end_array().end();
+    std::printf("%s\n", j.str().c_str());
+    return kExitOk;
+  }
+  std::printf("replay        %s (format v%u)\n", name.c_str(), replay::kReplayFormatVersion);
+  std::printf("sim           %s v%u (%s)\n", h.sim_name.c_str(), h.sim_version, sim_status.c_str());
+  std::printf("input         %u bytes/player, schema %s\n", h.input_size, hex(h.input_schema).c_str());
+  std::printf("config        players %u  units %u  seed %llu  params %u,%u,%u,%u\n", h.config.players, h.config.units,
+              static_cast<unsigned long long>(h.config.seed), h.config.params[0], h.config.params[1], h.config.params[2],
+              h.config.params[3]);
+  std::printf("ticks         %llu (%u frames per block)\n", static_cast<unsigned long long>(frames), h.block_ticks);
+  std::printf("hashes        %llu%s\n", static_cast<unsigned long long>(r.hashes.size()),
+              h.has_component_hashes() ? " (with per-component hashes)" : (h.has_hashes() ? "" : " (not recorded)"));
+  if (!r.hashes.empty())
+    std::printf("final hash    %s (tick %llu)\n", hex(r.hashes.back().total).c_str(),
+                static_cast<unsigned long long>(r.hashes.back().tick));
+  if (h.checkpoint_interval != 0) {
+    std::printf("checkpoints   %zu (every %u ticks):", r.checkpoints.size(), h.checkpoint_interval);
+    for (const replay::Checkpoint& cp : r.checkpoints) std::printf(" %llu", static_cast<unsigned long long>(cp.tick));
+    std::printf("\n");
+  }
+  if (!h.components.empty()) std::printf("components    %s\n", join(h.components).c_str());
+  std::printf("complete      %s\n", r.complete ? "yes" : "NO (interrupted recording; see warning)");
+  return kExitOk;
+}
+}  // namespace
+
+Command add_info(CLI::App& root) {
+  auto a = std::make_shared<InfoArgs>();
+  CLI::App* app = root.add_subcommand("info", "Describe a replay file (header, ticks, hashes, checkpoints) or list sims");
+  app->add_option("replay", a->replay, "Replay file ('<embedded>' for the built-in default); omitted: list sims");
+  app->add_flag("--sims", a->sims, "List the sims this build knows");
+  app->add_flag("--json", a->json, "Machine-readable output on stdout");
+  app->footer("Examples:\n"
+              "  lockstep info fixtures/skirmish/skirmish.replay\n"
+              "  lockstep info --sims\n"
+              "  lockstep info --json my.replay.partial\n"
+              "Exit codes: 0 ok (warnings for truncated files go to stderr), 2 unreadable file.");
+  return {app, [a] { return info_cmd(*a); }};
+}
+
+}  // namespace lockstep::cli

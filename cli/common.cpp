@@ -1,0 +1,274 @@
+// Shared plumbing of the subcommands (common.h). Floats: display/statistics only.
+#include "common.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#define LOCKSTEP_CLI_HAVE_ISATTY 1
+#endif
+
+namespace lockstep::cli {
+
+// ---- JSON ------------------------------------------------------------------------------
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\r': o += "\\r"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+void Json::key(std::string_view k) {
+  if (!first_.back()) out_ += ',';
+  first_.back() = false;
+  if (!k.empty()) {
+    out_ += '"';
+    out_ += json_escape(k);
+    out_ += "\":";
+  }
+}
+Json& Json::begin(std::string_view k) {
+  key(k);
+  out_ += '{';
+  first_.push_back(true);
+  return *this;
+}
+Json& Json::end() {
+  out_ += '}';
+  first_.pop_back();
+  return *this;
+}
+Json& Json::begin_array(std::string_view k) {
+  key(k);
+  out_ += '[';
+  first_.push_back(true);
+  return *this;
+}
+Json& Json::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+Json& Json::field(std::string_view k, std::string_view v) {
+  key(k);
+  out_ += '"';
+  out_ += json_escape(v);
+  out_ += '"';
+  return *this;
+}
+Json& Json::field(std::string_view k, std::uint64_t v) {
+  key(k);
+  out_ += std::to_string(v);
+  return *this;
+}
+Json& Json::field(std::string_view k, std::int64_t v) {
+  key(k);
+  out_ += std::to_string(v);
+  return *this;
+}
+Json& Json::field(std::string_view k, double v) {
+  key(k);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  out_ += buf;
+  return *this;
+}
+Json& Json::field(std::string_view k, bool v) {
+  key(k);
+  out_ += v ? "true" : "false";
+  return *this;
+}
+Json& Json::value(std::string_view v) {
+  key({});
+  out_ += '"';
+  out_ += json_escape(v);
+  out_ += '"';
+  return *this;
+}
+
+// ---- reporting -------------------------------------------------------------------------
+
+int report_error(bool json, int code, const std::string& message, const replay::ReplayStatus* st) {
+  std::fprintf(stderr, "lockstep: error: %s\n", message.c_str());
+  if (json) {
+    Json j;
+    j.begin().field("ok", false).field("exit", code).field("error", message);
+    if (st != nullptr) {
+      j.field("error_code", to_string(st->code)).field("offset", st->offset);
+      if (st->has_tick) j.field("tick", st->tick);
+    }
+    j.end();
+    std::printf("%s\n", j.str().c_str());
+  }
+  return code;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "lockstep: warning: %s\n", w.c_str());
+}
+
+std::string hex(std::uint64_t v) { return to_hex(v); }
+
+std::string describe_sims() {
+  std::string s;
+  for (const replay::Sim* sim : replay::registered_sims()) {
+    if (!s.empty()) s += ", ";
+    s += sim->name();
+  }
+  return s.empty() ? std::string("(none built in)") : s;
+}
+
+bool stderr_is_tty() noexcept {
+#ifdef LOCKSTEP_CLI_HAVE_ISATTY
+  return ::isatty(2) != 0;
+#else
+  return false;
+#endif
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string s;
+  for (const std::string& p : parts) {
+    if (!s.empty()) s += sep;
+    s += p;
+  }
+  return s;
+}
+
+// ---- replays ---------------------------------------------------------------------------
+
+int load_replay(const std::string& path, bool json, Loaded& out) {
+  replay::ReplayStatus st;
+  if (path.empty() || path == kEmbedded) {
+    out.name = kEmbeddedReplayName;
+    if (kEmbeddedReplaySize == 0)
+      return report_error(json, kExitBadInput,
+                          "this build has no embedded default replay (fixtures/skirmish/skirmish.replay was missing "
+                          "at build time; run scripts/regen-fixtures and rebuild)");
+    st = replay::decode_replay(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(kEmbeddedReplay), kEmbeddedReplaySize), out.replay,
+        out.name);
+  } else {
+    out.name = path;
+    st = replay::read_replay_file(path, out.replay);
+  }
+  if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
+  print_warnings(out.replay.warnings);
+  out.sim = replay::find_sim(out.replay.header.sim_name);
+  if (out.sim == nullptr)
+    return report_error(json, kExitBadInput,
+                        out.name + ": recorded with sim '" + out.replay.header.sim_name +
+                            "', which this build does not have (known: " + describe_sims() + ")");
+  st = replay::check_replay_sim(out.replay, *out.sim, out.name);
+  if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
+  return kExitOk;
+}
+
+namespace {
+class Progress {
+ public:
+  Progress(bool on, std::uint64_t total) : on_(on && total > 0), total_(total) {}
+  void update(std::uint64_t done) {
+    if (!on_) return;
+    const std::uint64_t pct = done * 100 / total_;
+    if (pct == last_ && done != total_) return;
+    last_ = pct;
+    char bar[41];
+    const std::uint64_t fill = done * 40 / total_;
+    for (std::uint64_t i = 0; i < 40; ++i) bar[i] = i < fill ? '#' : '.';
+    bar[40] = '\0';
+    std::fprintf(stderr, "\r[%s] %3llu%% tick %llu/%llu", bar, static_cast<unsigned long long>(pct),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (on_) std::fprintf(stderr, "\r%70s\r", "");
+  }
+
+ private:
+  bool on_;
+  std::uint64_t total_;
+  std::uint64_t last_ = ~std::uint64_t{0};
+};
+}  // namespace
+
+int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, TickStats* stats,
+                  const std::function<int(std::uint64_t, const StateHash&)>& on_tick) {
+  const replay::Replay& r = loaded.replay;
+  const std::uint64_t frames = r.frame_count();
+  std::vector<std::byte> frame(r.header.frame_bytes());
+  if (stats != nullptr) stats->step_ns.reserve(frames);
+  Progress bar(progress, frames);
+  if (int rc = on_tick(0, runner.hash()); rc != kExitOk) return rc;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t t = 0; t < frames; ++t) {
+    const auto f = r.frame(t);
+    std::copy(f.begin(), f.end(), frame.begin());
+    replay::Runner::canonical_to_host(loaded.sim->input_type(), frame);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Status s = runner.step(frame);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!s.ok())
+      return report_error(false, kExitBadInput,
+                          loaded.name + ": tick " + std::to_string(t) + ": the sim rejected the step: " + s.message());
+    if (stats != nullptr)
+      stats->step_ns.push_back(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()));
+    if (int rc = on_tick(t + 1, runner.hash()); rc != kExitOk) return rc;
+    bar.update(t + 1);
+  }
+  if (stats != nullptr)
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return kExitOk;
+}
+
+Percentiles percentiles(std::vector<std::uint64_t> ns) {
+  Percentiles p;
+  if (ns.empty()) return p;
+  std::sort(ns.begin(), ns.end());
+  const std::size_t n = ns.size();
+  auto at = [&](std::size_t q) { return static_cast<double>(ns[std::min(n - 1, n * q / 100)]) / 1000.0; };
+  p.p50_us = at(50);
+  p.p99_us = at(99);
+  p.max_us = static_cast<double>(ns.back()) / 1000.0;
+  double sum = 0;
+  for (std::uint64_t v : ns) sum += static_cast<double>(v);
+  p.mean_us = sum / static_cast<double>(n) / 1000.0;
+  return p;
+}
+
+std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h) {
+  std::vector<std::string> d;
+  const replay::TickHash& th = r.hashes[tick];
+  if (th.total != h.total) d.emplace_back("total");
+  if (th.entities != h.entities) d.emplace_back("entities");
+  if (th.archetypes != h.archetypes) d.emplace_back("archetypes");
+  if (th.resources != h.resources) d.emplace_back("resources");
+  const auto comps = r.components_at(tick);
+  for (std::size_t c = 0; c < comps.size(); ++c) {
+    const std::uint64_t mine = c < h.component_count ? h.components[c] : 0;
+    if (comps[c] != mine) d.push_back(r.header.components[c]);
+  }
+  return d;
+}
+
+}  // namespace lockstep::cli

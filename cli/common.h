@@ -1,0 +1,111 @@
+#pragma once
+// Shared plumbing of the `lockstep` subcommands: exit codes, output (human and --json),
+// loading replays, replaying them, timing statistics. Floats here are display-only.
+#include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/replay/replay_file.h>
+#include <lockstep/replay/runner.h>
+#include <lockstep/replay/sim.h>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lockstep::cli {
+
+enum Exit : int { kExitOk = 0, kExitMismatch = 1, kExitBadInput = 2 };
+
+// A subcommand: its CLI11 app and the action to run when it was parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_run(CLI::App& root);
+Command add_record(CLI::App& root);
+Command add_verify(CLI::App& root);
+Command add_trace(CLI::App& root);
+Command add_info(CLI::App& root);
+Command add_convert(CLI::App& root);
+Command add_bench(CLI::App& root);
+
+// ---- JSON output ------------------------------------------------------------------------
+class Json {
+ public:
+  Json& begin(std::string_view key = {});  // object
+  Json& end();
+  Json& begin_array(std::string_view key);
+  Json& end_array();
+  Json& field(std::string_view key, std::string_view v);
+  Json& field(std::string_view key, const char* v) { return field(key, std::string_view(v)); }
+  Json& field(std::string_view key, const std::string& v) { return field(key, std::string_view(v)); }
+  Json& field(std::string_view key, std::uint64_t v);
+  Json& field(std::string_view key, std::int64_t v);
+  Json& field(std::string_view key, std::uint32_t v) { return field(key, std::uint64_t{v}); }
+  Json& field(std::string_view key, int v) { return field(key, std::int64_t{v}); }
+  Json& field(std::string_view key, double v);
+  Json& field(std::string_view key, bool v);
+  Json& value(std::string_view v);  // array element
+  const std::string& str() const noexcept { return out_; }
+
+ private:
+  void key(std::string_view k);
+  std::string out_;
+  std::vector<bool> first_{true};
+};
+std::string json_escape(std::string_view s);
+
+// ---- reporting --------------------------------------------------------------------------
+// Prints an error: always to stderr; with --json also {"ok":false,...} to stdout.
+int report_error(bool json, int code, const std::string& message, const replay::ReplayStatus* st = nullptr);
+void print_warnings(const std::vector<std::string>& warnings);
+std::string hex(std::uint64_t v);
+std::string describe_sims();  // "skirmish, duel"
+bool stderr_is_tty() noexcept;
+
+// ---- replays ----------------------------------------------------------------------------
+inline constexpr const char* kEmbedded = "<embedded>";
+
+struct Loaded {
+  std::string name;
+  replay::Replay replay;
+  const replay::Sim* sim = nullptr;
+};
+// Reads a replay (path or kEmbedded), resolves and checks its sim. On failure prints the
+// error and returns kExitBadInput.
+int load_replay(const std::string& path, bool json, Loaded& out);
+
+struct TickStats {
+  std::vector<std::uint64_t> step_ns;  // per tick (apply inputs → hash)
+  double seconds = 0;
+};
+// Replays every frame of `loaded` through `runner`. `on_tick(tick, hash)` is called for the
+// initial state (tick 0) and after every step; returning a non-zero exit code stops the run
+// and is returned. Shows a progress bar on stderr when `progress`.
+int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, TickStats* stats,
+                  const std::function<int(std::uint64_t tick, const StateHash& hash)>& on_tick);
+
+struct Percentiles {
+  double p50_us = 0, p99_us = 0, max_us = 0, mean_us = 0;
+};
+Percentiles percentiles(std::vector<std::uint64_t> ns);
+
+// Comparison of a computed hash against the replay's recorded hash for the same tick.
+// Returns the names of the differing parts (empty = equal).
+std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h);
+std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
+
+// ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------
+std::uint64_t heap_allocations() noexcept;
+
+// The embedded default replay (embedded_replay.cpp, generated at build time).
+extern const unsigned char kEmbeddedReplay[];
+extern const std::size_t kEmbeddedReplaySize;
+extern const char kEmbeddedReplayName[];
+
+}  // namespace lockstep::cli

@@ -1,0 +1,71 @@
+#pragma once
+// Runner: one sim instance stepped tick by tick (docs/replay-format.md, "Ticks").
+//
+// The runner owns a World built from a Sim and a SimConfig:
+//   check_config → world_config → World → setup (registers types, declares systems) →
+//   system access check → init (tick-0 state) → hash of tick 0.
+// step(inputs) then runs exactly the tick contract of sim.h:
+//   apply_inputs → every system in declared order → flush → advanceTick → hash.
+// After construction nothing here allocates: step(), advance() and rehash() are
+// allocation-free as long as the sim's systems are (the kernel guarantees the rest).
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/replay/sim.h>
+#include <lockstep/status.h>
+#include <lockstep/world.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace lockstep::replay {
+
+class Runner {
+ public:
+  // Builds and initialises the world; check status() before using the runner.
+  Runner(const Sim& sim, const SimConfig& config);
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Result of construction (check_config, setup, system declarations, init, flush).
+  Status status() const noexcept { return status_; }
+
+  const Sim& sim() const noexcept { return *sim_; }
+  const SimConfig& config() const noexcept { return config_; }
+  World& world() noexcept { return *world_; }
+  const World& world() const noexcept { return *world_; }
+  const SystemList& systems() const noexcept { return systems_; }
+
+  // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
+  std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
+  std::uint64_t tick() const noexcept { return world_->tick(); }
+
+  // One full tick including the state hash. `inputs` must be frame_bytes() long
+  // (InvalidArgument otherwise, nothing changed). A failing flush is returned as is.
+  Status step(std::span<const std::byte> inputs) noexcept;
+  // The tick without the hash (benchmarks time hashing separately); hash() is stale until
+  // rehash().
+  Status advance(std::span<const std::byte> inputs) noexcept;
+  // Hashes the current state, stores and returns it.
+  const StateHash& rehash() noexcept;
+  // Hash of the state after the last step() / rehash() (tick 0 after construction).
+  const StateHash& hash() const noexcept { return hash_; }
+
+  // Canonical (little-endian) input bytes ↔ host order, in place, using the input type's
+  // field list. No-ops on little-endian hosts. `bytes` holds whole input structs.
+  static void canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept;
+  static void host_to_canonical(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept {
+    canonical_to_host(input, bytes);  // byte swapping is its own inverse
+  }
+
+ private:
+  const Sim* sim_;
+  SimConfig config_;
+  std::unique_ptr<World> world_;
+  SystemList systems_;
+  std::uint32_t frame_bytes_ = 0;
+  Status status_;
+  StateHash hash_{};
+};
+
+}  // namespace lockstep::replay

@@ -1,0 +1,90 @@
+// Runner: builds a sim's world and steps it (replay/runner.h).
+#include <lockstep/replay/runner.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace lockstep::replay {
+
+namespace {
+
+// Every name a system declares must be a registered component or resource.
+Status check_system_access(const World& world, const SystemList& systems) noexcept {
+  for (const System& s : systems.systems()) {
+    for (const char* const* list : {s.reads, s.writes}) {
+      for (std::uint32_t i = 0; i < System::kMaxAccess && list[i] != nullptr; ++i) {
+        if (world.componentIdByName(list[i]) < 0 && world.resourceIdByName(list[i]) < 0)
+          return {ErrorCode::NotRegistered,
+                  "Runner: a system declares access to a type that is neither a registered component nor "
+                  "a registered resource"};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Runner::Runner(const Sim& sim, const SimConfig& config) : sim_(&sim), config_(config) {
+  const TypeDescriptor& input = sim.input_type();
+  status_ = sim.check_config(config);
+  if (status_.ok() && (config.players == 0 || config.players > 64))
+    status_ = {ErrorCode::InvalidArgument, "Runner: players must be 1..64"};
+  if (status_.ok() && (input.size == 0 || input.size > 4096))
+    status_ = {ErrorCode::InvalidArgument, "Runner: input struct size must be 1..4096 bytes"};
+  world_ = std::make_unique<World>(status_.ok() ? sim.world_config(config) : WorldConfig{});
+  if (!status_.ok()) return;
+  frame_bytes_ = config.players * input.size;
+  status_ = sim.setup(*world_, systems_);
+  if (status_.ok()) status_ = check_system_access(*world_, systems_);
+  if (status_.ok()) status_ = sim.init(*world_, config);
+  if (status_.ok()) status_ = world_->flush();
+  if (status_.ok()) rehash();
+}
+
+Status Runner::advance(std::span<const std::byte> inputs) noexcept {
+  if (!status_.ok()) return status_;
+  if (inputs.size() != frame_bytes_) return {ErrorCode::InvalidArgument, "Runner::step: input frame has the wrong size"};
+  World& w = *world_;
+  sim_->apply_inputs(w, inputs);
+  for (const System& s : systems_.systems()) s.run(w);
+  const Status flushed = w.flush();
+  if (!flushed.ok()) return flushed;
+  w.advanceTick();
+  return Status::Ok();
+}
+
+Status Runner::step(std::span<const std::byte> inputs) noexcept {
+  const Status s = advance(inputs);
+  if (s.ok()) rehash();
+  return s;
+}
+
+const StateHash& Runner::rehash() noexcept {
+  hash_ = hash_world(*world_);
+  return hash_;
+}
+
+void Runner::canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    (void)input;
+    (void)bytes;
+  } else {
+    if (input.size == 0) return;
+    const std::size_t structs = bytes.size() / input.size;
+    for (std::size_t r = 0; r < structs; ++r) {
+      std::byte* row = bytes.data() + r * input.size;
+      for (std::uint32_t f = 0; f < input.field_count; ++f) {
+        const FieldDescriptor& fd = input.fields[f];
+        const std::uint32_t es = fd.element_size;
+        if (es != 2 && es != 4 && es != 8) continue;
+        for (std::uint32_t e = 0; e < fd.count; ++e) {
+          std::byte* p = row + fd.offset + e * es;
+          std::reverse(p, p + es);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace lockstep::replay
