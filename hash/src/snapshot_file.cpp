@@ -325,6 +325,7 @@ bool read_state(Reader& r, const World& world, const std::vector<FileType>& comp
     return r.error_at(ErrorCode::CapacityExceeded, at,
                       "archetype count " + std::to_string(archetypes) + " exceeds the world's max_archetypes " +
                           std::to_string(max_arch));
+  if (archetypes == 0) return r.error_at(ErrorCode::Corrupt, at, "archetype count is 0 (archetype 0 always exists)");
   if (!r.need(std::uint64_t{archetypes} * 8, "archetype table")) return false;
   out.archetypes.resize(archetypes);
   for (std::uint32_t a = 0; a < archetypes; ++a) {
