@@ -83,6 +83,8 @@ void Snapshot::reserve(const World& world) {
   generations_.reset(new std::uint32_t[n]());
   alive_.reset(new std::uint8_t[n]());
   free_.reset(new std::uint32_t[n]());
+  rows_.reset(new std::uint32_t[n]());
+  entity_archetype_.reset(new std::uint16_t[n]());
   archetypes_.reset(new Archetype[c.max_archetypes]);
   components_.reset(new detail::TypeInfo[c.max_components == 0 ? 1 : c.max_components]);
   resources_.reset(new detail::TypeInfo[c.max_resources == 0 ? 1 : c.max_resources]);
@@ -118,8 +120,9 @@ Status Snapshot::assign(const World& world, const SnapshotParts& parts) {
     return {ErrorCode::CapacityExceeded, "snapshot: more slots than WorldConfig::max_entities"};
   if (parts.free_slots.size() > parts.generations.size())
     return {ErrorCode::Corrupt, "snapshot: free list longer than the slot table"};
-  if (parts.archetypes.empty() || parts.archetypes.size() > c.max_archetypes)
-    return {ErrorCode::CapacityExceeded, "snapshot: archetype count outside 1..max_archetypes"};
+  if (parts.archetypes.empty()) return {ErrorCode::Corrupt, "snapshot: no archetypes (archetype 0 is required)"};
+  if (parts.archetypes.size() > c.max_archetypes)
+    return {ErrorCode::CapacityExceeded, "snapshot: more archetypes than WorldConfig::max_archetypes"};
   if (parts.resources.size() != world.resourceCount())
     return {ErrorCode::Mismatch, "snapshot: resource count differs from the world's"};
 
@@ -192,6 +195,9 @@ void World::save(Snapshot& out) const noexcept {
   std::memcpy(out.generations_.get(), generations_.get(), std::size_t{slot_count_} * 4u);
   std::memcpy(out.alive_.get(), alive_.get(), slot_count_);
   std::memcpy(out.free_.get(), free_.get() + free_head_, std::size_t{free_count_} * 4u);
+  // The entity -> (archetype, row) index is derivable, but copying it makes load a pure copy.
+  std::memcpy(out.rows_.get(), rows_.get(), std::size_t{slot_count_} * 4u);
+  std::memcpy(out.entity_archetype_.get(), entity_archetype_.get(), std::size_t{slot_count_} * 2u);
   img.component_count = component_count_;
   std::copy_n(components_.get(), component_count_, out.components_.get());
   img.archetype_count = archetype_count_;
@@ -307,7 +313,13 @@ Status World::load(const Snapshot& in) noexcept {
     generations_[s] = 0;  // never used in the loaded state
     alive_[s] = 0;
   }
-  std::fill_n(entity_archetype_.get(), std::max(old_slots, img.slot_count), kNoArchetype);
+  if (in.trusted_) {
+    std::memcpy(rows_.get(), in.rows_.get(), std::size_t{img.slot_count} * 4u);
+    std::memcpy(entity_archetype_.get(), in.entity_archetype_.get(), std::size_t{img.slot_count} * 2u);
+    if (old_slots > img.slot_count) std::fill_n(entity_archetype_.get() + img.slot_count, old_slots - img.slot_count, kNoArchetype);
+  } else {
+    std::fill_n(entity_archetype_.get(), std::max(old_slots, img.slot_count), kNoArchetype);
+  }
   std::memcpy(free_.get(), img.free_slots, std::size_t{img.free_count} * 4u);
   free_head_ = 0;
   free_count_ = img.free_count;
@@ -338,10 +350,12 @@ Status World::load(const Snapshot& in) noexcept {
         std::memcpy(arena_ + a.block + a.column_offset[c], img.arena + src.block + src.column_offset[c],
                     std::size_t{a.rows} * a.column_size[c]);
     }
-    const std::uint32_t* slots = slot_column(a);
-    for (std::uint32_t r = 0; r < a.rows; ++r) {
-      rows_[slots[r]] = r;
-      entity_archetype_[slots[r]] = static_cast<std::uint16_t>(ai);
+    if (!in.trusted_) {
+      const std::uint32_t* slots = slot_column(a);
+      for (std::uint32_t r = 0; r < a.rows; ++r) {
+        rows_[slots[r]] = r;
+        entity_archetype_[slots[r]] = static_cast<std::uint16_t>(ai);
+      }
     }
     live += a.rows;
     cursor += a.block_bytes;

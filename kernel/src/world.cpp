@@ -544,21 +544,22 @@ void World::flushEventSummary() noexcept {
 // ---- state view and invariants -----------------------------------------------------------
 
 StorageView World::storage() const noexcept {
-  image_.tick = tick_;
-  image_.slot_count = slot_count_;
-  image_.free_count = free_count_;
-  image_.generations = generations_.get();
-  image_.alive = alive_.get();
-  image_.free_slots = free_.get() + free_head_;
-  image_.component_count = component_count_;
-  image_.components = components_.get();
-  image_.archetype_count = archetype_count_;
-  image_.archetypes = archetypes_.get();
-  image_.arena = arena_;
-  image_.resource_count = resource_count_;
-  image_.resources = resources_.get();
-  image_.resource_data = resource_data_.get();
-  return StorageView(image_);
+  detail::StorageImage image;
+  image.tick = tick_;
+  image.slot_count = slot_count_;
+  image.free_count = free_count_;
+  image.generations = generations_.get();
+  image.alive = alive_.get();
+  image.free_slots = free_.get() + free_head_;
+  image.component_count = component_count_;
+  image.components = components_.get();
+  image.archetype_count = archetype_count_;
+  image.archetypes = archetypes_.get();
+  image.arena = arena_;
+  image.resource_count = resource_count_;
+  image.resources = resources_.get();
+  image.resource_data = resource_data_.get();
+  return StorageView(image);
 }
 
 void World::debug_check() const noexcept {

@@ -81,8 +81,9 @@ constexpr std::int64_t round_to_q16(std::int64_t v, int shift) noexcept {
 }
 
 // ---- integer square roots ----
-// floor(sqrt(n)); rem = n - result^2.
-constexpr std::uint64_t isqrt64(std::uint64_t n, std::uint64_t& rem) noexcept {
+// floor(sqrt(n)); rem = n - result^2. Digit-by-digit reference version (used to build the
+// table below and kept for tests).
+constexpr std::uint64_t isqrt64_digits(std::uint64_t n, std::uint64_t& rem) noexcept {
   std::uint64_t res = 0;
   std::uint64_t bit = n == 0 ? 0 : std::uint64_t{1} << ((63 - std::countl_zero(n)) & ~1);
   while (bit != 0) {
@@ -94,6 +95,39 @@ constexpr std::uint64_t isqrt64(std::uint64_t n, std::uint64_t& rem) noexcept {
   }
   rem = n;
   return res;
+}
+// 1/sqrt((i + 0.5) / 256) in Q16 for i = 64..255: floor(sqrt(2^41 / (2i + 1))).
+inline constexpr std::array<std::uint32_t, 192> kRsqrtTable = [] {
+  std::array<std::uint32_t, 192> tab{};
+  for (std::uint64_t i = 64; i < 256; ++i) {
+    std::uint64_t r = 0;
+    tab[i - 64] = static_cast<std::uint32_t>(isqrt64_digits((std::uint64_t{1} << 41) / (2 * i + 1), r));
+  }
+  return tab;
+}();
+// floor(sqrt(n)); rem = n - result^2. Normalise n to m in [2^62, 2^64); reciprocal square
+// root from a 192-entry table refined by two multiply-only Newton steps; sqrt(m) = m / sqrt(m);
+// then an exact integer fix-up (the estimate is within a few units), so the result is exact.
+constexpr std::uint64_t isqrt64(std::uint64_t n, std::uint64_t& rem) noexcept {
+  if (n == 0) {
+    rem = 0;
+    return 0;
+  }
+  const int k = std::countl_zero(n) & ~1;
+  const std::uint64_t m = n << k;                                               // [2^62, 2^64)
+  std::uint64_t y = std::uint64_t{kRsqrtTable[(m >> 56) - 64]} << 15;          // 1/sqrt(m/2^64), Q31
+  for (int it = 0; it < 2; ++it) {
+    const std::uint64_t uy2 = umulhi64(m, y * y);                               // u y^2, Q62 (~1)
+    const std::uint64_t t = (std::uint64_t{3} << 62) - uy2;                     // 3 - u y^2, Q62
+    y = umulhi64(y << 1, t);                                                   // y (3 - u y^2) / 2, Q31
+  }
+  std::uint64_t s = umulhi64(m, y << 1);  // m y / 2^63 ~ sqrt(m), in [2^31, 2^32)
+  if (s > 0xFFFFFFFFu) s = 0xFFFFFFFFu;
+  while (s * s > m) --s;
+  while (s < 0xFFFFFFFFu && (s + 1) * (s + 1) <= m) ++s;
+  const std::uint64_t r = s >> (k / 2);  // floor(sqrt(n)) = floor(floor(sqrt(m)) / 2^(k/2))
+  rem = n - r * r;
+  return r;
 }
 // floor(sqrt(n)) for a 128-bit n; rem = n - result^2 (as u128).
 constexpr std::uint64_t isqrt128(u128 n, u128& rem) noexcept {

@@ -60,6 +60,8 @@ class Snapshot {
   std::unique_ptr<std::uint32_t[]> generations_;
   std::unique_ptr<std::uint8_t[]> alive_;
   std::unique_ptr<std::uint32_t[]> free_;
+  std::unique_ptr<std::uint32_t[]> rows_;              // trusted snapshots: entity -> row
+  std::unique_ptr<std::uint16_t[]> entity_archetype_;  // trusted snapshots: entity -> archetype
   std::unique_ptr<detail::Archetype[]> archetypes_;
   std::unique_ptr<detail::TypeInfo[]> components_;
   std::unique_ptr<detail::TypeInfo[]> resources_;

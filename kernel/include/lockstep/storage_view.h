@@ -5,6 +5,7 @@
 // order, archetypes (component sets, row slot ids, column bytes) and resources. No
 // capacities, pointers or slack. Column and resource bytes are in host byte order; use the
 // TypeDescriptor field list to produce canonical little-endian bytes.
+#include <lockstep/detail/storage_image.h>
 #include <lockstep/field.h>
 
 #include <cstddef>
@@ -13,13 +14,12 @@
 
 namespace lockstep {
 
-namespace detail {
-struct StorageImage;  // kernel-private
-}
 
 class StorageView {
  public:
-  explicit StorageView(const detail::StorageImage& image) noexcept : image_(&image) {}
+  // Holds its own copy of the (small) image, so views are independent values: hashing one
+  // world from several threads at once is safe as long as nobody mutates the world.
+  explicit StorageView(const detail::StorageImage& image) noexcept : image_(image) {}
 
   std::uint64_t tick() const noexcept;
 
@@ -48,7 +48,7 @@ class StorageView {
   std::span<const std::byte> resource_bytes(std::uint32_t resource_id) const noexcept;
 
  private:
-  const detail::StorageImage* image_;
+  detail::StorageImage image_;
 };
 
 }  // namespace lockstep

@@ -254,7 +254,6 @@ class World {
 
   std::unique_ptr<CommandBuffer> commands_;
   std::unique_ptr<FlushScratch> scratch_;
-  mutable detail::StorageImage image_{};
 };
 
 // ---- each ------------------------------------------------------------------------------
