@@ -1,5 +1,6 @@
 // bench_fixed: lockstep::fixed vs libfixmath (fix16, Q16.16) vs double std functions.
-// For sqrt, sin, atan2, mul and div: calls/s (Google Benchmark items_per_second) and the
+// For sqrt, sin, atan2, mul and div (and, for the docs table, cos tan atan asin acos exp log pow
+// hypot, libfixmath where it has them): calls/s (Google Benchmark items_per_second) and the
 // maximum error in ulp (2^-16) over the same inputs against a long double reference,
 // printed as a table before the timings and attached to each benchmark as a counter.
 //
@@ -68,12 +69,90 @@ const Inputs& div_in() {
   static const Inputs in = make_inputs(5, Q(-1000), Q(1000), Q(-1000), Q(1000), Q(0.05));
   return in;
 }
+// Further functions (lockstep and, where it has one, libfixmath; calls/s for docs/fixed.md).
+const Inputs& extra_in(int f) {
+  static const Inputs cos_in = make_inputs(6, Q(-100), Q(100), 0, 0);
+  static const Inputs tan_in = make_inputs(7, Q(-1.5), Q(1.5), 0, 0);
+  static const Inputs atan_in = make_inputs(8, Q(-1000), Q(1000), 0, 0);
+  static const Inputs asin_in = make_inputs(9, Q(-1), Q(1), 0, 0);
+  static const Inputs exp_in = make_inputs(10, Q(-10), Q(10), 0, 0);
+  static const Inputs log_in = make_inputs(11, 1, 0x7FFFFFFF, 0, 0);
+  static const Inputs pow_in = make_inputs(12, Q(0.01), Q(100), Q(-2), Q(2));
+  static const Inputs hypot_in = make_inputs(13, Q(-1000), Q(1000), Q(-1000), Q(1000));
+  switch (f) {
+    case 5: return cos_in;
+    case 6: return tan_in;
+    case 7: return atan_in;
+    case 8: case 9: return asin_in;
+    case 10: return exp_in;
+    case 11: return log_in;
+    case 12: return pow_in;
+    default: return hypot_in;
+  }
+}
 
 long double ld(std::int32_t raw) { return static_cast<long double>(raw) / 65536.0L; }
 double dd(std::int32_t raw) { return static_cast<double>(raw) / 65536.0; }
 lockstep::fixed fx(std::int32_t raw) { return lockstep::fixed::from_raw(raw); }
 
 enum Impl { kLockstep = 0, kFix16 = 1, kDouble = 2 };
+
+// Functions 5..13 (and 0..4) by index, used by the generic loops.
+constexpr bool has_fix16(int f) { return f <= 11; }  // libfixmath has no pow or hypot
+inline std::int64_t lockstep_op(int f, std::int32_t ar, std::int32_t br) {
+  const lockstep::fixed a = lockstep::fixed::from_raw(ar), b = lockstep::fixed::from_raw(br);
+  switch (f) {
+    case 0: return lockstep::sqrt(a).raw();
+    case 1: return lockstep::sin(a).raw();
+    case 2: return lockstep::atan2(a, b).raw();
+    case 3: return (a * b).raw();
+    case 4: return (a / b).raw();
+    case 5: return lockstep::cos(a).raw();
+    case 6: return lockstep::tan(a).raw();
+    case 7: return lockstep::atan(a).raw();
+    case 8: return lockstep::asin(a).raw();
+    case 9: return lockstep::acos(a).raw();
+    case 10: return lockstep::exp(a).raw();
+    case 11: return lockstep::log(a).raw();
+    case 12: return lockstep::pow(a, b).raw();
+    default: return lockstep::hypot(a, b).raw();
+  }
+}
+inline std::int32_t fix16_op(int f, std::int32_t a, std::int32_t b) {
+  switch (f) {
+    case 0: return fix16_sqrt(a);
+    case 1: return fix16_sin(a);
+    case 2: return fix16_atan2(a, b);
+    case 3: return fix16_mul(a, b);
+    case 4: return fix16_div(a, b);
+    case 5: return fix16_cos(a);
+    case 6: return fix16_tan(a);
+    case 7: return fix16_atan(a);
+    case 8: return fix16_asin(a);
+    case 9: return fix16_acos(a);
+    case 10: return fix16_exp(a);
+    case 11: return fix16_log(a);
+    default: return 0;
+  }
+}
+inline double double_op(int f, double a, double b) {
+  switch (f) {
+    case 0: return std::sqrt(a);
+    case 1: return std::sin(a);
+    case 2: return std::atan2(a, b);
+    case 3: return a * b;
+    case 4: return a / b;
+    case 5: return std::cos(a);
+    case 6: return std::tan(a);
+    case 7: return std::atan(a);
+    case 8: return std::asin(a);
+    case 9: return std::acos(a);
+    case 10: return std::exp(a);
+    case 11: return std::log(a);
+    case 12: return std::pow(a, b);
+    default: return std::hypot(a, b);
+  }
+}
 const char* const kImplName[] = {"lockstep", "libfixmath", "double"};
 
 // ---- the operations, per implementation ----
@@ -105,6 +184,11 @@ long double op_result(int func, std::int32_t a, std::int32_t b) {  // result in 
       if constexpr (I == kFix16) return fix16_div(a, b);
       if constexpr (I == kDouble) return static_cast<long double>(dd(a) / dd(b)) * 65536.0L;
       break;
+    default:
+      if constexpr (I == kLockstep) return static_cast<long double>(lockstep_op(func, a, b));
+      if constexpr (I == kFix16) return fix16_op(func, a, b);
+      if constexpr (I == kDouble) return static_cast<long double>(double_op(func, dd(a), dd(b))) * 65536.0L;
+      break;
   }
   return 0;
 }
@@ -116,20 +200,33 @@ long double reference(int func, std::int32_t a, std::int32_t b) {  // in ulp uni
     case 2: return std::atan2(ld(a), ld(b)) * 65536.0L;
     case 3: return ld(a) * ld(b) * 65536.0L;
     case 4: return ld(a) / ld(b) * 65536.0L;
+    case 5: return std::cos(ld(a)) * 65536.0L;
+    case 6: return std::tan(ld(a)) * 65536.0L;
+    case 7: return std::atan(ld(a)) * 65536.0L;
+    case 8: return std::asin(ld(a)) * 65536.0L;
+    case 9: return std::acos(ld(a)) * 65536.0L;
+    case 10: return std::exp(ld(a)) * 65536.0L;
+    case 11: return std::log(ld(a)) * 65536.0L;
+    case 12: return std::pow(ld(a), ld(b)) * 65536.0L;
+    default: return std::hypot(ld(a), ld(b)) * 65536.0L;
   }
-  return 0;
 }
 
-const char* const kFuncName[] = {"sqrt", "sin", "atan2", "mul", "div"};
-const char* const kDomain[] = {"[0, 32768)", "[-100, 100]", "y, x in [-1000, 1000]", "a, b in [-128, 128]",
-                               "a in [-1000,1000], |b| in [0.05,1000]"};
+constexpr int kFuncs = 14;
+const char* const kFuncName[kFuncs] = {"sqrt", "sin", "atan2", "mul", "div", "cos", "tan",
+                                       "atan", "asin", "acos", "exp", "log", "pow", "hypot"};
+const char* const kDomain[kFuncs] = {"[0, 32768)", "[-100, 100]", "y, x in [-1000, 1000]", "a, b in [-128, 128]",
+                                     "a in [-1000,1000], |b| in [0.05,1000]", "[-100, 100]", "[-1.5, 1.5]",
+                                     "[-1000, 1000]", "[-1, 1]", "[-1, 1]", "[-10, 10]", "(0, 32768)",
+                                     "x in [0.01, 100], y in [-2, 2]", "x, y in [-1000, 1000]"};
 const Inputs& inputs(int func) {
   switch (func) {
     case 0: return sqrt_in();
     case 1: return sin_in();
     case 2: return atan2_in();
     case 3: return mul_in();
-    default: return div_in();
+    case 4: return div_in();
+    default: return extra_in(func);
   }
 }
 
@@ -144,7 +241,7 @@ long double max_error(int func) {
   return m;
 }
 
-std::array<std::array<double, 3>, 5> g_err{};
+std::array<std::array<double, 3>, kFuncs> g_err{};
 
 // ---- timed loops (throughput over the input array) ----
 template <int F>
@@ -214,6 +311,37 @@ void BM_double(benchmark::State& st) {
   st.counters["max_err_ulp"] = g_err[F][kDouble];
 }
 
+// Functions 5..13: same loops through the index-dispatch helpers (inlined; F is a constant).
+template <int F, Impl I>
+void BM_extra(benchmark::State& st) {
+  const Inputs& in = inputs(F);
+  std::int64_t acc = 0;
+  double dacc = 0;
+  std::vector<double> a(kN), b(kN);
+  for (std::size_t i = 0; i < kN; ++i) {
+    a[i] = dd(in.a[i]);
+    b[i] = dd(in.b[i]);
+  }
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < kN; ++i) {
+      if constexpr (I == kLockstep) acc += lockstep_op(F, in.a[i], in.b[i]);
+      if constexpr (I == kFix16) acc += fix16_op(F, in.a[i], in.b[i]);
+      if constexpr (I == kDouble) dacc += double_op(F, a[i], b[i]);
+    }
+    benchmark::DoNotOptimize(acc);
+    benchmark::DoNotOptimize(dacc);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(kN));
+  st.counters["max_err_ulp"] = g_err[F][I];
+}
+
+#define LOCKSTEP_BENCH_EXTRA(F, NAME)                                  \
+  BENCHMARK_TEMPLATE(BM_extra, F, kLockstep)->Name(NAME "/lockstep");  \
+  BENCHMARK_TEMPLATE(BM_extra, F, kDouble)->Name(NAME "/double")
+#define LOCKSTEP_BENCH_EXTRA_FIX16(F, NAME)                            \
+  LOCKSTEP_BENCH_EXTRA(F, NAME);                                      \
+  BENCHMARK_TEMPLATE(BM_extra, F, kFix16)->Name(NAME "/libfixmath")
+
 #define LOCKSTEP_BENCH_FUNC(F, NAME)                                  \
   BENCHMARK_TEMPLATE(BM_lockstep, F)->Name(NAME "/lockstep");         \
   BENCHMARK_TEMPLATE(BM_libfixmath, F)->Name(NAME "/libfixmath");     \
@@ -224,18 +352,30 @@ LOCKSTEP_BENCH_FUNC(1, "sin");
 LOCKSTEP_BENCH_FUNC(2, "atan2");
 LOCKSTEP_BENCH_FUNC(3, "mul");
 LOCKSTEP_BENCH_FUNC(4, "div");
+LOCKSTEP_BENCH_EXTRA_FIX16(5, "cos");
+LOCKSTEP_BENCH_EXTRA_FIX16(6, "tan");
+LOCKSTEP_BENCH_EXTRA_FIX16(7, "atan");
+LOCKSTEP_BENCH_EXTRA_FIX16(8, "asin");
+LOCKSTEP_BENCH_EXTRA_FIX16(9, "acos");
+LOCKSTEP_BENCH_EXTRA_FIX16(10, "exp");
+LOCKSTEP_BENCH_EXTRA_FIX16(11, "log");
+LOCKSTEP_BENCH_EXTRA(12, "pow");
+LOCKSTEP_BENCH_EXTRA(13, "hypot");
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::printf("Max error over the benchmark inputs (%zu per function), in ulp = 2^-16, vs long double:\n", kN);
   std::printf("%-6s %-38s %12s %12s %12s\n", "func", "domain", "lockstep", "libfixmath", "double");
-  for (int f = 0; f < 5; ++f) {
-    g_err[static_cast<std::size_t>(f)] = {static_cast<double>(max_error<kLockstep>(f)),
-                                          static_cast<double>(max_error<kFix16>(f)),
-                                          static_cast<double>(max_error<kDouble>(f))};
-    std::printf("%-6s %-38s %12.4f %12.4f %12.6f\n", kFuncName[f], kDomain[f], g_err[static_cast<std::size_t>(f)][0],
-                g_err[static_cast<std::size_t>(f)][1], g_err[static_cast<std::size_t>(f)][2]);
+  for (int f = 0; f < kFuncs; ++f) {
+    auto& e = g_err[static_cast<std::size_t>(f)];
+    e = {static_cast<double>(max_error<kLockstep>(f)), has_fix16(f) ? static_cast<double>(max_error<kFix16>(f)) : -1.0,
+         static_cast<double>(max_error<kDouble>(f))};
+    if (has_fix16(f)) {
+      std::printf("%-6s %-38s %12.4f %12.4f %12.6f\n", kFuncName[f], kDomain[f], e[0], e[1], e[2]);
+    } else {
+      std::printf("%-6s %-38s %12.4f %12s %12.6f\n", kFuncName[f], kDomain[f], e[0], "n/a", e[2]);
+    }
   }
   std::printf("(libfixmath: Debian libfixmath-dev, fix16_t Q16.16; double: std:: functions)\n\n");
   std::fflush(stdout);

@@ -360,3 +360,41 @@ RC_GTEST_PROP(FixedMathProps, PortableMulQ62MatchesNative, (std::int64_t a, std:
   RC_ASSERT(lockstep::detail::fm::mulq62_portable(a2, b2) == lockstep::detail::fm::mulq62(a2, b2));
 }
 #endif
+
+// The fast isqrt64 (table + Newton + fix-up) against the digit-by-digit reference.
+TEST(FixedMath, Isqrt64MatchesDigitByDigit) {
+  using lockstep::detail::fm::isqrt64;
+  using lockstep::detail::fm::isqrt64_digits;
+  auto check = [](std::uint64_t n) {
+    std::uint64_t r1 = 0, r2 = 0;
+    const std::uint64_t a = isqrt64(n, r1), b = isqrt64_digits(n, r2);
+    if (a != b || r1 != r2) ADD_FAILURE() << "isqrt64(" << n << ") = " << a << " expected " << b;
+  };
+  for (std::uint64_t n = 0; n < 100000; ++n) check(n);
+  for (int e = 0; e < 64; ++e) {
+    const std::uint64_t p = std::uint64_t{1} << e;
+    for (std::uint64_t d = 0; d < 4; ++d) {
+      check(p + d);
+      check(p - d);
+    }
+  }
+  for (std::uint64_t s = 0xFFFFFFFFu - 2000; s <= 0xFFFFFFFFu; ++s) {  // squares and neighbours
+    check(s * s);
+    check(s * s - 1);
+    check(s * s + 1);
+  }
+  check(~std::uint64_t{0});
+  std::mt19937_64 g(9);
+  for (int i = 0; i < 4000000 / kThin; ++i) {
+    const std::uint64_t n = g() >> (g() % 64);
+    check(n);
+    const std::uint64_t r = n >> 32;
+    check(r * r);
+    check(r * r - 1);
+  }
+}
+RC_GTEST_PROP(FixedMathProps, Isqrt64MatchesDigitByDigit, (std::uint64_t n)) {
+  std::uint64_t r1 = 0, r2 = 0;
+  RC_ASSERT(lockstep::detail::fm::isqrt64(n, r1) == lockstep::detail::fm::isqrt64_digits(n, r2));
+  RC_ASSERT(r1 == r2);
+}
