@@ -1,0 +1,24 @@
+# End-to-end tests of the `lockstep` CLI (tests/cli/e2e.sh), run by ctest with label "cli".
+# Per fixture (fixtures/<sim>/<sim>.replay + .trace): verify vs golden, tampered traces,
+# trace and convert round trips, info, truncation. Plus usage/exit-code and bad-input cases.
+set(_e2e ${CMAKE_CURRENT_LIST_DIR}/e2e.sh)
+set(_work ${CMAKE_CURRENT_BINARY_DIR}/cli_e2e)
+function(lockstep_cli_test name)
+  add_test(NAME cli.${name} COMMAND bash ${_e2e} ${name} $<TARGET_FILE:lockstep> ${PROJECT_SOURCE_DIR} ${_work} ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 300)
+endfunction()
+
+foreach(case help usage garbage unknown_sim run_default record_verify bench)
+  lockstep_cli_test(${case})
+endforeach()
+
+file(GLOB _fixture_replays CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fixtures/*/*.replay)
+foreach(replay ${_fixture_replays})
+  get_filename_component(stem ${replay} NAME_WE)
+  get_filename_component(dir ${replay} DIRECTORY)
+  if(EXISTS ${dir}/${stem}.trace)
+    foreach(case verify_golden tampered_trace trace_roundtrip convert_roundtrip info truncated mismatch)
+      lockstep_cli_test(${case}.${stem} ${replay} ${dir}/${stem}.trace)
+    endforeach()
+  endif()
+endforeach()
