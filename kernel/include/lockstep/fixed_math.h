@@ -207,15 +207,20 @@ inline constexpr std::array<std::int64_t, 8> kCosCoef = [] {
   return c;
 }();
 
-// Angle x (radians, Q62, 0 <= x <= pi/4): sin(x)/x and cos(x) in Q62.
-constexpr std::int64_t sinc_q62(std::int64_t z /* x^2, Q62 */) noexcept {
-  std::int64_t p = kSinCoef[6];
-  for (int k = 5; k >= 0; --k) p = kSinCoef[static_cast<std::size_t>(k)] + mulq62(p, z);
+// Angle x (radians, Q62, 0 <= x <= pi/4): sin(x)/x and cos(x) in Q62, Horner in z = x^2.
+// Terms: the full series (7 / 8 terms, truncation < 2^-45) for tan and rotate, which need
+// relative precision; sin()/cos() round to Q16 and use 5 / 6 terms (truncation < 2^-29,
+// i.e. < 2^-13 ulp).
+template <int Terms = 7>
+constexpr std::int64_t sinc_q62(std::int64_t z) noexcept {
+  std::int64_t p = kSinCoef[Terms - 1];
+  for (int k = Terms - 2; k >= 0; --k) p = kSinCoef[static_cast<std::size_t>(k)] + mulq62(p, z);
   return p;
 }
-constexpr std::int64_t cos_q62(std::int64_t z /* x^2, Q62 */) noexcept {
-  std::int64_t p = kCosCoef[7];
-  for (int k = 6; k >= 0; --k) p = kCosCoef[static_cast<std::size_t>(k)] + mulq62(p, z);
+template <int Terms = 8>
+constexpr std::int64_t cos_q62(std::int64_t z) noexcept {
+  std::int64_t p = kCosCoef[Terms - 1];
+  for (int k = Terms - 2; k >= 0; --k) p = kCosCoef[static_cast<std::size_t>(k)] + mulq62(p, z);
   return p;
 }
 
@@ -235,7 +240,8 @@ constexpr std::int64_t octant_turns_to_rad_q62(std::uint64_t f) noexcept {
   return static_cast<std::int64_t>(umulhi64(f << 1, kPi4Q64));
 }
 
-// sin(2 pi t) in Q62 for t in turns (Q0.64).
+// sin(2 pi t) in Q62 for t in turns (Q0.64). Precise = full series (for rotate).
+template <bool Precise = true>
 constexpr std::int64_t sin_turns_q62(std::uint64_t t) noexcept {
   const unsigned oct = static_cast<unsigned>(t >> 61);
   std::uint64_t f = t & ((std::uint64_t{1} << 61) - 1);
@@ -243,7 +249,7 @@ constexpr std::int64_t sin_turns_q62(std::uint64_t t) noexcept {
   const std::int64_t x = octant_turns_to_rad_q62(f);
   const std::int64_t z = mulq62(x, x);
   const bool use_cos = (((oct + 1) >> 1) & 1u) != 0;
-  const std::int64_t v = use_cos ? cos_q62(z) : mulq62(sinc_q62(z), x);
+  const std::int64_t v = use_cos ? cos_q62<Precise ? 8 : 6>(z) : mulq62(sinc_q62<Precise ? 7 : 5>(z), x);
   return oct >= 4 ? -v : v;
 }
 
@@ -477,11 +483,11 @@ constexpr fixed hypot(fixed x, fixed y, fixed z) noexcept {
 
 constexpr fixed sin(fixed x) noexcept {
   using namespace detail::fm;
-  return fixed::from_raw(round_to_q16(sin_turns_q62(turns_q64(x.raw())), 46));
+  return fixed::from_raw(round_to_q16(sin_turns_q62<false>(turns_q64(x.raw())), 46));
 }
 constexpr fixed cos(fixed x) noexcept {
   using namespace detail::fm;
-  return fixed::from_raw(round_to_q16(sin_turns_q62(turns_q64(x.raw()) + (std::uint64_t{1} << 62)), 46));
+  return fixed::from_raw(round_to_q16(sin_turns_q62<false>(turns_q64(x.raw()) + (std::uint64_t{1} << 62)), 46));
 }
 
 // tan: saturates at +-max() (symmetric: -max(), not min()) where the result would exceed the range (next to poles).
