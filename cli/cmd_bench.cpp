@@ -96,6 +96,7 @@ int bench_cmd(const BenchArgs& a) {
   const Percentiles tp = percentiles(tick_ns), hp = percentiles(hash_ns), sp = percentiles(save_ns), lp = percentiles(load_ns);
   const double tick_total = sum_us(tick_ns), hash_total = sum_us(hash_ns);
   const double hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
+  const double hash_share_p50 = tp.p50_us + hp.p50_us > 0 ? 100.0 * hp.p50_us / (tp.p50_us + hp.p50_us) : 0.0;
   const double tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
   const std::uint32_t entities = runner.world().entityCount();
   const std::string final_hash = hex(runner.hash().total);
@@ -107,7 +108,7 @@ int bench_cmd(const BenchArgs& a) {
         .field("build_ms", build_ms)
         .field("tick_p50_us", tp.p50_us).field("tick_p99_us", tp.p99_us).field("tick_max_us", tp.max_us).field("tick_mean_us", tp.mean_us)
         .field("hash_p50_us", hp.p50_us).field("hash_p99_us", hp.p99_us).field("hash_max_us", hp.max_us).field("hash_mean_us", hp.mean_us)
-        .field("hash_share_percent", hash_share)
+        .field("hash_share_percent", hash_share).field("hash_share_p50_percent", hash_share_p50)
         .field("snapshot_save_p50_us", sp.p50_us).field("snapshot_load_p50_us", lp.p50_us)
         .field("snapshot_bytes", std::uint64_t{snap.live_bytes()})
         .field("heap_allocations_during_ticks", allocations).field("heap_allocations_during_snapshots", snapshot_allocations)
@@ -125,8 +126,8 @@ int bench_cmd(const BenchArgs& a) {
                 config.players, config.units, entities, static_cast<unsigned long long>(a.ticks),
                 static_cast<unsigned long long>(a.warmup));
     std::printf("tick           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (inputs+systems+flush)\n", tp.p50_us, tp.p99_us, tp.max_us);
-    std::printf("hash           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (%.1f%% of tick+hash)\n", hp.p50_us, hp.p99_us,
-                hp.max_us, hash_share);
+    std::printf("hash           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (%.1f%% of tick+hash time; %.1f%% at p50)\n",
+                hp.p50_us, hp.p99_us, hp.max_us, hash_share, hash_share_p50);
     std::printf("snapshot       save p50 %.1f us   load p50 %.1f us   (%zu bytes)%s\n", sp.p50_us, lp.p50_us, snap.live_bytes(),
                 load_ok ? "" : "  LOAD FAILED");
     std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
@@ -142,7 +143,7 @@ Command add_bench(CLI::App& root) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* app = root.add_subcommand("bench", "Tick benchmark: tick/hash/snapshot times, heap allocations, ticks/s");
   app->add_option("--sim", a->sim, "Sim name")->capture_default_str();
-  app->add_option("--units", a->units, "Units per player")->capture_default_str();
+  app->add_option("--units", a->units, "SimConfig::units (skirmish: total units at start)")->capture_default_str();
   app->add_option("--ticks", a->ticks, "Measured ticks")->capture_default_str();
   app->add_option("--players", a->players, "Player count")->capture_default_str();
   app->add_option("--seed", a->seed, "World seed")->capture_default_str();

@@ -129,7 +129,7 @@ Command add_record(CLI::App& root) {
   app->add_option("--ticks", a->ticks, "Number of ticks to record")->required()->check(CLI::Range(std::uint64_t{0}, std::uint64_t{100000000}));
   app->add_option("-o,--output", a->out, "Output file (.replay binary; .json for the JSON form)")->required();
   app->add_option("--players", a->players, "Player count")->capture_default_str();
-  app->add_option("--units", a->units, "Units per player, for sims that take it (0 = the sim's default)")->capture_default_str();
+  app->add_option("--units", a->units, "SimConfig::units, as the sim defines it (skirmish: total units at start; 0 = the sim's default)")->capture_default_str();
   app->add_option("--seed", a->seed, "World seed (default: the bot seed)")->each([a](const std::string&) { a->seed_given = true; });
   app->add_option("--param", a->params, "Sim-specific parameters (up to 4 integers)")->delimiter(',');
   app->add_flag("--no-hashes", a->no_hashes, "Do not store per-tick state hashes");
@@ -138,7 +138,7 @@ Command add_record(CLI::App& root) {
   app->add_option("--block-ticks", a->block_ticks, "Input frames per block (1..4096)")->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable summary on stdout");
   app->footer("Examples:\n"
-              "  lockstep record --sim skirmish --bot 1 --ticks 600 --units 1000 -o skirmish.replay\n"
+              "  lockstep record --sim skirmish --bot 1 --ticks 600 --units 2000 -o skirmish.replay\n"
               "  lockstep record --sim duel --bot 7 --ticks 1800 -o duel.replay --checkpoint-every 600\n"
               "  lockstep record --sim duel --bot 7 --ticks 60 -o small.json\n"
               "The file is written as FILE.partial and renamed on success; a killed recording leaves\n"
