@@ -1,0 +1,119 @@
+#pragma once
+// Netsim: a whole networked match in one process (docs/rollback.md, "Netsim").
+//
+// Every peer has its own Runner (its own world) and RollbackSession; they talk through a
+// SimNetwork. Player p is owned by peer p and driven by the sim's bot; peers beyond the
+// player count are spectators. Time is simulated: frame f happens at f × 10^6 / tick_hz µs,
+// and in every frame each peer (in peer order) adds its bots' inputs and advances once.
+// The run is a pure function of the options: no wall clock, no threads.
+//
+// After the match, run() checks that
+//   * every peer confirmed all `ticks` ticks (finished),
+//   * no session raised a Desync (the hash exchange between peers),
+//   * every peer's confirmed history (inputs + per-tick hashes with the component
+//     breakdown) is identical (peers_agree), and
+//   * an offline replay of those confirmed inputs in a fresh world reproduces every recorded
+//     hash and every peer's final state (offline_agrees).
+// confirmed(0) is peer 0's history as a replay (write it with write_replay_file and
+// `lockstep verify` re-checks the match).
+#include <lockstep/replay/replay_file.h>
+#include <lockstep/replay/rollback.h>
+#include <lockstep/replay/runner.h>
+#include <lockstep/replay/sim.h>
+#include <lockstep/replay/sim_network.h>
+#include <lockstep/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lockstep::replay {
+
+struct NetsimOptions {
+  const Sim* sim = nullptr;
+  SimConfig config{};  // config.players: players in the match (<= peers)
+  std::uint64_t bot_seed = 1;
+  std::uint32_t peers = 2;
+  std::uint64_t ticks = 600;
+  NetworkConditions network{};
+  std::uint64_t network_seed = 1;
+  std::uint32_t input_delay = 2;
+  std::uint32_t max_prediction = 8;
+  std::uint32_t hash_interval = 16;
+  std::uint32_t tick_hz = 60;
+  std::uint64_t max_frames = 0;  // give up after this many frames; 0: 40 × ticks + 3600
+};
+
+struct NetsimPeerReport {
+  bool spectator = false;
+  SessionStats stats{};
+  std::uint64_t current_tick = 0;
+  std::uint64_t confirmed_tick = 0;
+  std::uint64_t final_hash = 0;  // hash of the peer's world at the end
+};
+
+struct NetsimDesync {
+  std::uint32_t peer = 0;  // the peer that detected it
+  SessionEvent event{};
+};
+
+struct NetsimReport {
+  bool finished = false;
+  std::uint64_t frames = 0;
+  std::vector<NetsimPeerReport> peers;
+  SimNetworkStats network{};
+  std::vector<NetsimDesync> desyncs;  // first 64 Desync events, in detection order
+  std::uint64_t desync_count = 0;
+  bool peers_agree = true;
+  std::uint64_t disagreement_tick = 0;
+  std::uint32_t disagreement_peer = 0;
+  std::string disagreement;
+  bool offline_agrees = true;
+  std::uint64_t offline_tick = 0;
+  std::string offline_mismatch;
+  std::uint64_t offline_final_hash = 0;
+  // Totals over peers.
+  std::uint64_t rollbacks = 0, resimulated_ticks = 0, stalls = 0;
+  std::uint32_t max_rollback_depth = 0;
+
+  bool ok() const noexcept { return finished && desync_count == 0 && peers_agree && offline_agrees; }
+};
+
+class Netsim {
+ public:
+  explicit Netsim(const NetsimOptions& options);
+  ~Netsim();
+  Netsim(const Netsim&) = delete;
+  Netsim& operator=(const Netsim&) = delete;
+
+  Status status() const noexcept { return status_; }
+  const NetsimOptions& options() const noexcept { return options_; }
+  // Plays the match and runs the checks. Call once.
+  const NetsimReport& run();
+  const NetsimReport& report() const noexcept { return report_; }
+
+  std::uint32_t peers() const noexcept { return options_.peers; }
+  RollbackSession& session(std::uint32_t peer) { return *peers_[peer]->session; }
+  Runner& runner(std::uint32_t peer) { return *peers_[peer]->runner; }
+  const Replay& confirmed(std::uint32_t peer) const { return peers_[peer]->log->replay(); }
+  SimNetwork& network() { return *network_; }
+
+ private:
+  struct Peer {
+    std::unique_ptr<Runner> runner;
+    std::unique_ptr<RollbackSession> session;
+    std::unique_ptr<ReplayLogSink> log;
+    std::vector<std::unique_ptr<Bot>> bots;  // indexed by player; null for remote players
+  };
+  void check_agreement();
+  void check_offline();
+
+  NetsimOptions options_;
+  Status status_;
+  std::unique_ptr<SimNetwork> network_;
+  std::vector<std::unique_ptr<Peer>> peers_;
+  NetsimReport report_;
+};
+
+}  // namespace lockstep::replay

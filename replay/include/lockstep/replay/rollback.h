@@ -1,0 +1,231 @@
+#pragma once
+// RollbackSession: GGPO-style rollback netcode over a Runner (docs/rollback.md).
+//
+// Unlike GGPO/GGRS there are no save/load/advance callbacks: the kernel owns the complete
+// simulation state, so the session snapshots, restores, steps and hashes the world itself.
+//
+// Timeline (one session per peer; every peer runs the same sim with the same config):
+//   * current_tick()    the world's tick: the next tick to simulate.
+//   * Local input added now is for tick current + input_delay (ticks below input_delay are
+//     all-zero inputs for every player, known to everyone from the start).
+//   * frontier(p)       first tick whose input for player p has not arrived; inputs below it
+//     are known. input_frontier() = min over players.
+//   * A tick whose input for some remote player is missing is simulated with a PREDICTION:
+//     that player's input at frontier(p) − 1, i.e. its last confirmed input (all zero before
+//     any arrived). Fighting and RTS inputs are "held" far more often than they change.
+//   * At most max_prediction ticks are simulated ahead of input_frontier(); when the window
+//     is full the session STALLS (does not advance) and reports it. max_prediction = 0 is
+//     plain lockstep: a tick is simulated only once all of its inputs are known.
+//   * When an input arrives for an already simulated tick and differs from what was used,
+//     the session ROLLS BACK: at the start of the next advance()/poll() it loads the snapshot
+//     of the first mispredicted tick and resimulates to the present with the corrected (and
+//     re-predicted) inputs. Snapshots live in a SnapshotRing of max_prediction + 1 slots;
+//     a tick whose inputs are all known when it is simulated is never saved (it cannot be
+//     rolled back to), so a session that predicts nothing saves nothing.
+//   * confirmed_tick(): states up to it are final (all inputs known and simulated with them).
+//     Each confirmed frame is handed to the ConfirmedSink (e.g. a replay recorder) with the
+//     hash of the state it produced.
+//   * Desync detection: every hash_interval ticks the confirmed state hash, with its
+//     per-component breakdown, is sent to every peer and compared with theirs. A mismatch
+//     raises a Desync event (tick, both totals, differing parts) and the session keeps its
+//     snapshot of that tick (desync_snapshot()) for a field-level diff.
+//
+// Frame loop of a game (once per rendered frame, at the tick rate):
+//   for each local player p: if (session.wants_local_input(p)) session.add_local_input(p, pad);
+//   session.advance(&advanced);            // network in, rollback, one tick, network out
+//   while (session.poll_event(e)) ...;     // rollbacks, stalls, desyncs
+//
+// Allocation: the constructor allocates everything (snapshot ring, input ring, hash ring,
+// checkpoints, message buffers). add_local_input, advance, poll and poll_event allocate
+// nothing (tests/rollback_alloc proves it); a ConfirmedSink may allocate (file layer).
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/replay/replay_file.h>
+#include <lockstep/replay/runner.h>
+#include <lockstep/replay/transport.h>
+#include <lockstep/snapshot.h>
+#include <lockstep/status.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace lockstep::replay {
+
+inline constexpr std::uint32_t kMaxSessionPlayers = 16;
+inline constexpr std::uint32_t kMaxSessionPeers = 16;
+inline constexpr std::uint32_t kMaxPredictionWindow = 64;
+// Per-component hashes a hash report can carry (sims with more components are rejected).
+inline constexpr std::uint32_t kMaxReportComponents = 128;
+// The `peer` of a Desync event raised by the sync test (the session against itself).
+inline constexpr std::uint32_t kSyncTestPeer = 0xFFFFFFFEu;
+
+struct SessionConfig {
+  std::uint32_t local_peer = 0;  // this session's transport id
+  std::uint32_t peers = 1;       // peers in the session (transport ids 0..peers-1)
+  // owner[p]: the peer that sends player p's input (players = the runner's config.players).
+  // A peer that owns no player is a spectator: it simulates, confirms and checks hashes.
+  std::uint8_t owner[kMaxSessionPlayers] = {};
+  std::uint32_t input_delay = 0;     // ticks between adding a local input and its tick
+  std::uint32_t max_prediction = 8;  // 0 = plain lockstep (waits for every input)
+  std::uint32_t hash_interval = 16;  // K: exchange confirmed hashes every K ticks; 0 = off
+  std::uint32_t kept_checkpoints = 8;  // confirmed-tick snapshots kept for desync diffs
+  std::uint32_t report_repeats = 3;  // each hash report is sent this many frames in a row
+  std::uint32_t input_ring = 0;      // ticks of inputs kept; 0 = 2·window + 4·delay + 96
+  std::uint32_t session_id = 0;      // tags every message; messages of other sessions are dropped
+  // Sync-test mode (no transport, every player local): after every tick, roll back this many
+  // ticks, resimulate and compare the hashes with the first simulation (Desync on mismatch).
+  std::uint32_t sync_test_distance = 0;
+
+  // Player p owned by peer p (p < players); peers beyond the players are spectators.
+  static SessionConfig one_player_per_peer(std::uint32_t peers, std::uint32_t players, std::uint32_t local_peer);
+  // Every player local, no peers (sync tests, single-player rollback).
+  static SessionConfig local_only(std::uint32_t players);
+};
+
+enum class SessionEventKind : std::uint8_t { Rollback = 1, Stall = 2, Desync = 3 };
+enum class StallReason : std::uint8_t {
+  None = 0,
+  PredictionWindow = 1,  // max_prediction ticks are already predicted
+  LocalInput = 2,        // a local player's input for the current tick was not added
+  InputRing = 3,         // the input ring still holds unacknowledged or unconfirmed ticks
+};
+
+struct SessionEvent {
+  SessionEventKind kind = SessionEventKind::Rollback;
+  StallReason stall = StallReason::None;  // Stall only
+  std::uint32_t depth = 0;                // Rollback: ticks resimulated
+  std::uint32_t peer = 0;                 // Desync: the remote peer (kSyncTestPeer in sync tests)
+  // Rollback: the tick rolled back to; Stall: the tick that could not be simulated; Desync:
+  // the tick whose confirmed state differs.
+  std::uint64_t tick = 0;
+  std::uint64_t local_total = 0;   // Desync: our hash (sync test: the first simulation)
+  std::uint64_t remote_total = 0;  // Desync: theirs (sync test: the resimulation)
+  HashDiff diff{};                 // Desync: which parts and components differ
+};
+
+struct SessionStats {
+  std::uint64_t ticks = 0;              // ticks simulated for the first time
+  std::uint64_t rollbacks = 0;
+  std::uint64_t resimulated_ticks = 0;  // ticks simulated again by rollbacks
+  std::uint32_t max_rollback_depth = 0;
+  std::uint64_t stalls = 0;             // advance() calls that could not simulate a tick
+  std::uint64_t snapshots_saved = 0;    // rollback-ring saves (predicted ticks only)
+  std::uint64_t desyncs = 0;
+  std::uint64_t hash_checks = 0;        // remote hash reports compared
+  std::uint64_t hash_unchecked = 0;     // reports that came too late (or too early) to compare
+  std::uint64_t messages_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t send_failures = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t malformed = 0;          // messages dropped by validation
+  std::uint64_t input_conflicts = 0;    // a known input arrived again with other bytes (ignored)
+  std::uint64_t events_dropped = 0;     // events lost because the queue was full
+};
+
+// Receives every confirmed frame, in tick order, exactly once.
+class ConfirmedSink {
+ public:
+  virtual ~ConfirmedSink() = default;
+  // Frame `tick` is final: its canonical (little-endian) input bytes, players × input size,
+  // and the hash of the state it produced (the state at tick + 1).
+  virtual void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
+                            const StateHash& after) noexcept = 0;
+};
+
+// Collects the confirmed history into an in-memory Replay (inputs, per-tick hashes with
+// the component breakdown); write it with write_replay_file → `lockstep verify` re-checks
+// the match offline. Allocates (file layer).
+class ReplayLogSink final : public ConfirmedSink {
+ public:
+  // `runner` must be at tick 0 (its hash is recorded as the initial state).
+  explicit ReplayLogSink(const Runner& runner,
+                         std::uint32_t flags = kReplayHasHashes | kReplayHasComponentHashes);
+  void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
+                    const StateHash& after) noexcept override;
+  Replay& replay() noexcept { return replay_; }
+  const Replay& replay() const noexcept { return replay_; }
+
+ private:
+  Replay replay_;
+};
+
+// Streams the confirmed history through a ReplayRecorder (crash-safe: a killed process
+// leaves FILE.partial, loadable up to its last block). The recorder must be open and
+// initial() written; the first error is kept in status().
+class RecorderSink final : public ConfirmedSink {
+ public:
+  explicit RecorderSink(ReplayRecorder& recorder) noexcept : recorder_(recorder) {}
+  void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
+                    const StateHash& after) noexcept override;
+  const ReplayStatus& status() const noexcept { return status_; }
+
+ private:
+  ReplayRecorder& recorder_;
+  ReplayStatus status_;
+};
+
+class RollbackSession {
+ public:
+  // `runner` must be at tick 0 and outlive the session; `transport` may be null for a
+  // session without peers (sync test). Check status() before use.
+  RollbackSession(Runner& runner, const SessionConfig& config, Transport* transport);
+  ~RollbackSession();
+  RollbackSession(const RollbackSession&) = delete;
+  RollbackSession& operator=(const RollbackSession&) = delete;
+
+  Status status() const noexcept;
+  const SessionConfig& config() const noexcept;
+  Runner& runner() noexcept;
+
+  // ---- local input ----------------------------------------------------------------------
+  bool is_local(std::uint32_t player) const noexcept;
+  // The tick the next add_local_input(player) is for.
+  std::uint64_t local_input_tick(std::uint32_t player) const noexcept;
+  // True when add_local_input(player) would be accepted now (the input for
+  // current_tick() + input_delay has not been added yet and the ring has room).
+  bool wants_local_input(std::uint32_t player) const noexcept;
+  // One host-order input struct (sim.input_type().size bytes) for local_input_tick(player).
+  // InvalidArgument: not a local player / wrong size / already added; CapacityExceeded:
+  // the input ring is full (wait: advance() keeps polling the network).
+  Status add_local_input(std::uint32_t player, std::span<const std::byte> input) noexcept;
+
+  // ---- frames ---------------------------------------------------------------------------
+  // Receive → roll back if needed → confirm → simulate one tick if the window allows (else
+  // a Stall event) → send. `advanced` (optional) tells whether a tick was simulated.
+  // Errors: a failing sim step (the world is then unusable) or an internal inconsistency.
+  Status advance(bool* advanced = nullptr) noexcept;
+  // The same without simulating a new tick (idle frames, end of match).
+  Status poll() noexcept;
+  bool poll_event(SessionEvent& out) noexcept;
+
+  // ---- state ----------------------------------------------------------------------------
+  std::uint64_t current_tick() const noexcept;
+  std::uint64_t confirmed_tick() const noexcept;
+  std::uint64_t input_frontier() const noexcept;
+  std::uint64_t frontier(std::uint32_t player) const noexcept;
+  // Hash of the state at `tick` while it is still in the hash ring (the last window + 2
+  // ticks), else null. Final only for tick <= confirmed_tick().
+  const StateHash* hash_at(std::uint64_t tick) const noexcept;
+  const SessionStats& stats() const noexcept;
+  void set_confirmed_sink(ConfirmedSink* sink) noexcept;
+
+  // ---- desync evidence (the first desync) ---------------------------------------------------
+  bool has_desync() const noexcept;
+  std::uint64_t desync_tick() const noexcept;
+  std::uint32_t desync_peer() const noexcept;
+  const StateHash& desync_local_hash() const noexcept;
+  const StateHash& desync_remote_hash() const noexcept;
+  // This peer's state at desync_tick(), or null (sync tests; tick no longer kept).
+  const Snapshot* desync_snapshot() const noexcept;
+  // This peer's kept snapshot of confirmed tick `tick` (a hash_interval multiple), or null.
+  const Snapshot* checkpoint(std::uint64_t tick) const noexcept;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lockstep::replay

@@ -1,0 +1,46 @@
+#pragma once
+// Sync test (docs/rollback.md, "Sync test"): the GGPO/GGRS way to catch non-determinism
+// before it reaches the network. A RollbackSession in sync-test mode simulates every tick,
+// then rolls back `distance` ticks, resimulates them through the same load/resimulate path
+// a real rollback takes and compares every resimulated hash with the first one. A sim that
+// keeps state outside the world (a static counter, a cache, a pointer-ordered container)
+// produces different states the second time and is reported with the tick and components.
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/replay/replay_file.h>
+#include <lockstep/replay/runner.h>
+#include <lockstep/replay/sim.h>
+#include <lockstep/status.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+
+namespace lockstep::replay {
+
+struct SyncTestResult {
+  Status status;                 // setup or sim failure (bad input), not a mismatch
+  bool ok = true;                // no mismatch found
+  std::uint64_t ticks = 0;       // ticks simulated (first simulations)
+  std::uint64_t rollbacks = 0;
+  std::uint64_t resimulated_ticks = 0;
+  // First mismatch (when !ok): the tick, the first simulation's and the resimulation's hash.
+  std::uint64_t tick = 0;
+  StateHash first{};
+  StateHash again{};
+  HashDiff diff{};
+};
+
+// Produces tick `tick`'s frame (players × input size, host order) from the world about to
+// simulate it.
+using FrameSource = std::function<void(std::uint64_t tick, const World& world, std::span<std::byte> frame)>;
+
+// Sync-tests `ticks` ticks on `runner` (at tick 0) with check distance 1..64; stops at the
+// first mismatch.
+SyncTestResult run_synctest(Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames);
+// ... with the inputs of a replay (which must belong to `sim`).
+SyncTestResult synctest_replay(const Sim& sim, const Replay& replay, std::uint32_t distance);
+// ... with the sim's bots (seed `bot_seed`) for `ticks` ticks.
+SyncTestResult synctest_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
+                             std::uint32_t distance);
+
+}  // namespace lockstep::replay

@@ -1,0 +1,767 @@
+// RollbackSession (replay/rollback.h): input ring, prediction, rollback + resimulation,
+// confirmation, hash exchange, sync test. Wire format: see "Messages" below and
+// docs/rollback.md. Nothing here allocates after the constructor.
+#include <lockstep/replay/rollback.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+namespace lockstep::replay {
+
+namespace {
+
+constexpr std::uint64_t kNoTick = ~std::uint64_t{0};
+constexpr std::uint32_t kEventCapacity = 64;
+constexpr std::uint32_t kMaxReceivePerPoll = 4096;
+constexpr std::uint32_t kMaxChunksPerSend = 4;
+
+// ---- Messages ---------------------------------------------------------------------------
+// All integers little-endian. Common header (16 bytes):
+//   u8 type · u8 version (1) · u8 sender peer · u8 players · u32 session id · u64 sender tick
+// type 1, INPUT (player's inputs for ticks [first, first + count) plus the sender's input
+// frontier of every player, which doubles as the acknowledgement of what it has received):
+//   u8 player (0xFF: acknowledgement only) · u8 0 · u16 count · u32 0 · u64 first tick ·
+//   u64 frontier[players] · count × canonical input struct
+// type 2, HASH (the sender's confirmed state hash at `tick`):
+//   u64 tick · u64 total · u64 entities · u64 archetypes · u64 resources ·
+//   u32 component count · u32 0 · u64 component[count]
+constexpr std::uint8_t kMsgInput = 1;
+constexpr std::uint8_t kMsgHash = 2;
+constexpr std::uint8_t kWireVersion = 1;
+constexpr std::uint32_t kHeaderBytes = 16;
+constexpr std::uint32_t kInputHeadBytes = 16;
+constexpr std::uint32_t kHashHeadBytes = 48;
+constexpr std::uint8_t kAckOnly = 0xFF;
+
+void put_u16(std::byte* p, std::uint16_t v) noexcept {
+  for (int i = 0; i < 2; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+void put_u32(std::byte* p, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+void put_u64(std::byte* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+std::uint16_t get_u16(const std::byte* p) noexcept {
+  return static_cast<std::uint16_t>(std::to_integer<std::uint32_t>(p[0]) | (std::to_integer<std::uint32_t>(p[1]) << 8));
+}
+std::uint32_t get_u32(const std::byte* p) noexcept {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
+  return v;
+}
+std::uint64_t get_u64(const std::byte* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  return v;
+}
+
+}  // namespace
+
+SessionConfig SessionConfig::one_player_per_peer(std::uint32_t peers, std::uint32_t players, std::uint32_t local_peer) {
+  SessionConfig c;
+  c.peers = peers;
+  c.local_peer = local_peer;
+  for (std::uint32_t p = 0; p < kMaxSessionPlayers; ++p) c.owner[p] = static_cast<std::uint8_t>(p < players ? p : 0);
+  return c;
+}
+
+SessionConfig SessionConfig::local_only(std::uint32_t) {
+  SessionConfig c;
+  c.peers = 1;
+  c.local_peer = 0;
+  return c;
+}
+
+// ---- sinks ------------------------------------------------------------------------------
+
+ReplayLogSink::ReplayLogSink(const Runner& runner, std::uint32_t flags) {
+  replay_.header = make_header(runner.sim(), runner.config(), runner.world().storage(), flags);
+  if (replay_.header.has_hashes()) replay_.add_hash(runner.hash());
+  replay_.complete = true;
+}
+
+void ReplayLogSink::on_confirmed(std::uint64_t, std::span<const std::byte> canonical_frame, const StateHash& after) noexcept {
+  replay_.inputs.insert(replay_.inputs.end(), canonical_frame.begin(), canonical_frame.end());
+  if (replay_.header.has_hashes()) replay_.add_hash(after);
+}
+
+void RecorderSink::on_confirmed(std::uint64_t, std::span<const std::byte> canonical_frame, const StateHash& after) noexcept {
+  if (status_.ok()) status_ = recorder_.tick(canonical_frame, &after);
+}
+
+// ---- session ----------------------------------------------------------------------------
+
+struct RollbackSession::Impl {
+  struct Pending {
+    bool valid = false;
+    std::uint32_t peer = 0;
+    StateHash hash{};
+  };
+
+  Runner& runner;
+  World& world;
+  SessionConfig cfg;
+  Transport* transport;
+  Status status;
+  const TypeDescriptor* input_type = nullptr;
+
+  std::uint32_t players = 0, input_size = 0, frame_bytes = 0;
+  std::uint32_t window = 0;      // W: max predicted ticks
+  std::uint32_t delay = 0;       // D
+  std::uint32_t interval = 0;    // K
+  std::uint32_t kept = 0;        // M
+  std::uint32_t ring_ticks = 0;  // Q
+  std::uint32_t hash_slots = 0;  // H
+  std::uint32_t all_mask = 0, local_mask = 0;
+  std::uint32_t max_chunk = 0;   // inputs per message
+
+  // Input ring: slot = tick % Q.
+  std::vector<std::uint64_t> slot_tick;
+  std::vector<std::uint32_t> known;
+  std::vector<std::byte> input;  // real inputs (host order), Q × frame_bytes
+  std::vector<std::byte> used;   // the frame each simulated tick used
+  std::vector<std::byte> last_confirmed;  // per player: input at frontier − 1 (the prediction)
+  std::array<std::uint64_t, kMaxSessionPlayers> frontier{};
+  std::array<std::array<std::uint64_t, kMaxSessionPlayers>, kMaxSessionPeers> acked{};
+  std::array<std::uint64_t, kMaxSessionPeers> remote_tick{};
+
+  std::uint64_t emitted = 0;  // confirmed_tick()
+  std::uint64_t first_incorrect = kNoTick;
+
+  std::unique_ptr<SnapshotRing> ring;
+  std::vector<StateHash> hash_ring;
+  std::vector<std::uint64_t> hash_tick;
+
+  // Confirmed-tick checkpoints and our hash reports, slot = (tick / K) % M.
+  std::vector<Snapshot> ckpt;
+  std::vector<std::uint64_t> ckpt_tick;
+  std::vector<StateHash> report;
+  std::vector<std::uint64_t> report_tick;
+  std::vector<Pending> pending;
+  std::array<std::uint64_t, kMaxSessionPeers> last_remote_report{};
+  std::uint64_t out_report_tick = kNoTick;
+  std::uint32_t out_report_repeats = 0;
+
+  std::array<SessionEvent, kEventCapacity> events{};
+  std::uint32_t event_head = 0, event_count = 0;
+  SessionStats stats{};
+  ConfirmedSink* sink = nullptr;
+
+  bool desync = false;
+  std::uint64_t desync_tick = 0;
+  std::uint32_t desync_peer = 0;
+  StateHash desync_local{}, desync_remote{};
+  Snapshot desync_snap;
+  bool desync_snap_valid = false;
+
+  std::vector<StateHash> sync_expected;
+  std::array<std::byte, kMaxMessageBytes> msg{};
+  std::vector<std::byte> canon;    // one frame, canonical
+  std::vector<std::byte> scratch;  // one input struct
+
+  Impl(Runner& r, const SessionConfig& c, Transport* t) : runner(r), world(r.world()), cfg(c), transport(t) {}
+
+  // ---- helpers --------------------------------------------------------------------------
+  std::uint32_t slot(std::uint64_t t) const noexcept { return static_cast<std::uint32_t>(t % ring_ticks); }
+  bool has(std::uint64_t t) const noexcept { return slot_tick[slot(t)] == t; }
+  std::byte* input_at(std::uint64_t t, std::uint32_t p) noexcept {
+    return input.data() + std::size_t{slot(t)} * frame_bytes + std::size_t{p} * input_size;
+  }
+  std::byte* used_at(std::uint64_t t) noexcept { return used.data() + std::size_t{slot(t)} * frame_bytes; }
+  bool is_local(std::uint32_t p) const noexcept { return p < players && ((local_mask >> p) & 1u) != 0; }
+  std::uint64_t current() const noexcept { return world.tick(); }
+  std::uint64_t min_frontier() const noexcept {
+    std::uint64_t c = kNoTick;
+    for (std::uint32_t p = 0; p < players; ++p) c = std::min(c, frontier[p]);
+    return c;
+  }
+  // Oldest local input some peer has not acknowledged.
+  std::uint64_t min_ack() const noexcept {
+    std::uint64_t m = kNoTick;
+    for (std::uint32_t q = 0; q < cfg.peers; ++q) {
+      if (q == cfg.local_peer) continue;
+      for (std::uint32_t p = 0; p < players; ++p)
+        if (is_local(p)) m = std::min(m, acked[q][p]);
+    }
+    return m;
+  }
+  // True when tick t has (or may take) its ring slot without losing anything still needed:
+  // the slot's old tick must be confirmed and acknowledged by every peer.
+  bool can_claim(std::uint64_t t) const noexcept {
+    const std::uint64_t old = slot_tick[slot(t)];
+    if (old == t || old == kNoTick) return true;
+    if (old > t) return false;  // t is older than the ring
+    return old < emitted && old < min_ack();
+  }
+  void claim(std::uint64_t t) noexcept {
+    const std::uint32_t s = slot(t);
+    if (slot_tick[s] == t) return;
+    slot_tick[s] = t;
+    known[s] = 0;
+    std::memset(input.data() + std::size_t{s} * frame_bytes, 0, frame_bytes);
+    std::memset(used.data() + std::size_t{s} * frame_bytes, 0, frame_bytes);
+  }
+  void advance_frontier(std::uint32_t p) noexcept {
+    while (has(frontier[p]) && ((known[slot(frontier[p])] >> p) & 1u) != 0) {
+      std::memcpy(last_confirmed.data() + std::size_t{p} * input_size, input_at(frontier[p], p), input_size);
+      ++frontier[p];
+    }
+  }
+  void push_event(const SessionEvent& e) noexcept {
+    if (event_count == kEventCapacity) {
+      event_head = (event_head + 1) % kEventCapacity;
+      --event_count;
+      ++stats.events_dropped;
+    }
+    events[(event_head + event_count) % kEventCapacity] = e;
+    ++event_count;
+  }
+  Status fail(Status s) noexcept {
+    if (status.ok()) status = s;
+    return s;
+  }
+
+  // ---- construction -----------------------------------------------------------------------
+  Status init() {
+    if (!runner.status().ok()) return runner.status();
+    if (world.tick() != 0) return {ErrorCode::InvalidArgument, "RollbackSession: the runner must be at tick 0"};
+    input_type = &runner.sim().input_type();
+    players = runner.config().players;
+    input_size = input_type->size;
+    frame_bytes = runner.frame_bytes();
+    if (players == 0 || players > kMaxSessionPlayers)
+      return {ErrorCode::InvalidArgument, "RollbackSession: 1..16 players"};
+    if (cfg.peers == 0 || cfg.peers > kMaxSessionPeers || cfg.local_peer >= cfg.peers)
+      return {ErrorCode::InvalidArgument, "RollbackSession: peers must be 1..16 and local_peer < peers"};
+    if (cfg.peers > 1 && transport == nullptr)
+      return {ErrorCode::InvalidArgument, "RollbackSession: a session with peers needs a transport"};
+    if (cfg.max_prediction > kMaxPredictionWindow || cfg.sync_test_distance > kMaxPredictionWindow)
+      return {ErrorCode::InvalidArgument, "RollbackSession: max_prediction and sync_test_distance must be <= 64"};
+    if (cfg.input_delay > 64) return {ErrorCode::InvalidArgument, "RollbackSession: input_delay must be <= 64"};
+    all_mask = (1u << players) - 1u;
+    for (std::uint32_t p = 0; p < players; ++p) {
+      if (cfg.owner[p] >= cfg.peers) return {ErrorCode::InvalidArgument, "RollbackSession: owner[p] must be < peers"};
+      if (cfg.owner[p] == cfg.local_peer) local_mask |= 1u << p;
+    }
+    if (cfg.sync_test_distance != 0 && (cfg.peers != 1 || local_mask != all_mask))
+      return {ErrorCode::InvalidArgument, "RollbackSession: the sync test runs without peers, every player local"};
+    if (world.componentCount() > kMaxReportComponents)
+      return {ErrorCode::InvalidArgument, "RollbackSession: more than 128 components do not fit a hash report"};
+    const std::uint32_t input_head = kHeaderBytes + kInputHeadBytes + 8 * players;
+    if (input_head + input_size > kMaxMessageBytes)
+      return {ErrorCode::InvalidArgument, "RollbackSession: the input struct does not fit a message"};
+    max_chunk = std::min<std::uint32_t>((kMaxMessageBytes - input_head) / input_size, 0xFFFF);
+
+    window = std::max(cfg.max_prediction, cfg.sync_test_distance);
+    delay = cfg.input_delay;
+    interval = cfg.hash_interval;
+    ring_ticks = cfg.input_ring != 0 ? cfg.input_ring : 2 * window + 4 * delay + 96;
+    if (ring_ticks < 2 * window + 2 * delay + 8)
+      return {ErrorCode::InvalidArgument, "RollbackSession: input_ring must be >= 2 * max_prediction + 2 * input_delay + 8"};
+    hash_slots = window + 2;
+    kept = interval == 0 ? 0 : std::max<std::uint32_t>(std::max<std::uint32_t>(cfg.kept_checkpoints, 1), (window + 2) / interval + 2);
+
+    slot_tick.assign(ring_ticks, kNoTick);
+    known.assign(ring_ticks, 0);
+    input.assign(std::size_t{ring_ticks} * frame_bytes, std::byte{0});
+    used.assign(std::size_t{ring_ticks} * frame_bytes, std::byte{0});
+    last_confirmed.assign(frame_bytes, std::byte{0});
+    canon.assign(frame_bytes, std::byte{0});
+    scratch.assign(input_size, std::byte{0});
+    ring = std::make_unique<SnapshotRing>(world, window + 1);
+    hash_ring.assign(hash_slots, StateHash{});
+    hash_tick.assign(hash_slots, kNoTick);
+    sync_expected.assign(std::max<std::uint32_t>(cfg.sync_test_distance, 1), StateHash{});
+    for (std::uint32_t m = 0; m < kept; ++m) ckpt.emplace_back(world);
+    ckpt_tick.assign(kept, kNoTick);
+    report.assign(kept, StateHash{});
+    report_tick.assign(kept, kNoTick);
+    pending.assign(std::size_t{4} * cfg.peers + 4, Pending{});
+    if (kept != 0) desync_snap.reserve(world);
+    last_remote_report.fill(kNoTick);
+
+    // Ticks below the input delay: all-zero inputs for everyone, known from the start.
+    for (std::uint64_t t = 0; t < delay; ++t) {
+      claim(t);
+      known[slot(t)] = all_mask;
+    }
+    for (std::uint32_t p = 0; p < players; ++p) frontier[p] = delay;
+    for (auto& row : acked) row.fill(delay);
+
+    hash_ring[0] = runner.hash();
+    hash_tick[0] = 0;
+    if (interval != 0) {
+      save_checkpoint(0);
+      make_report(0);
+    }
+    return Status::Ok();
+  }
+
+  // ---- simulation -----------------------------------------------------------------------
+  void save_checkpoint(std::uint64_t t) noexcept {
+    const std::uint32_t m = static_cast<std::uint32_t>((t / interval) % kept);
+    world.save(ckpt[m]);
+    ckpt_tick[m] = t;
+    if (report_tick[m] != t) report_tick[m] = kNoTick;
+  }
+
+  // Simulates tick `t` (== current()) with known inputs and predictions for the rest.
+  // `saved`: the ring already holds this state (the first tick after a load).
+  Status simulate(std::uint64_t t, bool saved = false) noexcept {
+    claim(t);
+    const std::uint32_t s = slot(t);
+    std::byte* u = used_at(t);
+    for (std::uint32_t p = 0; p < players; ++p) {
+      const std::byte* src = ((known[s] >> p) & 1u) != 0 ? input_at(t, p) : last_confirmed.data() + std::size_t{p} * input_size;
+      std::memcpy(u + std::size_t{p} * input_size, src, input_size);
+    }
+    // Only a tick simulated with a prediction can be rolled back to.
+    if (!saved && (cfg.sync_test_distance != 0 || t >= min_frontier())) {
+      ring->save(world);
+      ++stats.snapshots_saved;
+    }
+    const Status st = runner.step(std::span<const std::byte>(u, frame_bytes));
+    if (!st.ok()) return fail(st);
+    const std::uint32_t h = static_cast<std::uint32_t>((t + 1) % hash_slots);
+    hash_ring[h] = runner.hash();
+    hash_tick[h] = t + 1;
+    if (interval != 0 && (t + 1) % interval == 0) save_checkpoint(t + 1);
+    return Status::Ok();
+  }
+
+  Status rollback() noexcept {
+    const std::uint64_t from = first_incorrect;
+    first_incorrect = kNoTick;
+    const std::uint64_t target = current();
+    if (from == kNoTick || from >= target) return Status::Ok();
+    const Snapshot* snap = ring->find(from);
+    if (snap == nullptr) return fail({ErrorCode::Internal, "RollbackSession: the snapshot to roll back to is gone"});
+    const Status loaded = world.load(*snap);
+    if (!loaded.ok()) return fail(loaded);
+    while (world.tick() < target) {
+      const Status s = simulate(world.tick(), world.tick() == from);
+      if (!s.ok()) return s;
+    }
+    const std::uint32_t depth = static_cast<std::uint32_t>(target - from);
+    ++stats.rollbacks;
+    stats.resimulated_ticks += depth;
+    stats.max_rollback_depth = std::max(stats.max_rollback_depth, depth);
+    SessionEvent e;
+    e.kind = SessionEventKind::Rollback;
+    e.tick = from;
+    e.depth = depth;
+    push_event(e);
+    return Status::Ok();
+  }
+
+  // Hands newly final frames to the sink and makes hash reports.
+  Status confirm() noexcept {
+    const std::uint64_t target = std::min(min_frontier(), current());
+    while (emitted < target) {
+      const std::uint64_t t = emitted;
+      const std::uint32_t h = static_cast<std::uint32_t>((t + 1) % hash_slots);
+      if (!has(t) || hash_tick[h] != t + 1)
+        return fail({ErrorCode::Internal, "RollbackSession: a confirmed tick left the rings"});
+      if (sink != nullptr) {
+        std::memcpy(canon.data(), used_at(t), frame_bytes);
+        Runner::host_to_canonical(*input_type, canon);
+        sink->on_confirmed(t, canon, hash_ring[h]);
+      }
+      emitted = t + 1;
+      if (interval != 0 && emitted % interval == 0) make_report(emitted);
+    }
+    return Status::Ok();
+  }
+
+  void make_report(std::uint64_t t) noexcept {
+    const std::uint32_t m = static_cast<std::uint32_t>((t / interval) % kept);
+    report[m] = hash_ring[t % hash_slots];
+    report_tick[m] = t;
+    out_report_tick = t;
+    out_report_repeats = cfg.report_repeats;
+    for (Pending& pe : pending) {
+      if (pe.valid && pe.hash.tick == t) {
+        compare(pe.peer, pe.hash, m);
+        pe.valid = false;
+      }
+    }
+  }
+
+  void record_desync(std::uint32_t peer, std::uint64_t tick, const StateHash& mine, const StateHash& theirs,
+                     const HashDiff& d) noexcept {
+    ++stats.desyncs;
+    SessionEvent e;
+    e.kind = SessionEventKind::Desync;
+    e.peer = peer;
+    e.tick = tick;
+    e.local_total = mine.total;
+    e.remote_total = theirs.total;
+    e.diff = d;
+    push_event(e);
+    if (desync) return;
+    desync = true;
+    desync_tick = tick;
+    desync_peer = peer;
+    desync_local = mine;
+    desync_remote = theirs;
+  }
+
+  void compare(std::uint32_t peer, const StateHash& theirs, std::uint32_t m) noexcept {
+    ++stats.hash_checks;
+    const HashDiff d = diff_hashes(report[m], theirs);
+    if (d.empty()) return;
+    const bool first = !desync;
+    record_desync(peer, theirs.tick, report[m], theirs, d);
+    if (first && ckpt_tick[m] == theirs.tick) {
+      std::swap(ckpt[m], desync_snap);  // both reserved: no allocation
+      ckpt_tick[m] = kNoTick;
+      desync_snap_valid = true;
+    }
+  }
+
+  // Sync test: roll back `distance` ticks, resimulate, compare with the first simulation.
+  void sync_check() noexcept {
+    const std::uint64_t n = current();
+    const std::uint64_t depth = std::min<std::uint64_t>(n, cfg.sync_test_distance);
+    if (depth == 0) return;
+    const std::uint64_t from = n - depth;
+    for (std::uint64_t i = 0; i < depth; ++i) sync_expected[i] = hash_ring[(from + 1 + i) % hash_slots];
+    first_incorrect = from;
+    if (!rollback().ok()) return;
+    for (std::uint64_t i = 0; i < depth; ++i) {
+      const StateHash& again = hash_ring[(from + 1 + i) % hash_slots];
+      const HashDiff d = diff_hashes(sync_expected[i], again);
+      if (!d.empty()) {
+        record_desync(kSyncTestPeer, from + 1 + i, sync_expected[i], again, d);
+        break;
+      }
+    }
+  }
+
+  StallReason can_step() const noexcept {
+    const std::uint64_t t = current();
+    if (t >= min_frontier() + window) return StallReason::PredictionWindow;
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (is_local(p) && frontier[p] <= t) return can_claim(frontier[p]) ? StallReason::LocalInput : StallReason::InputRing;
+    if (!can_claim(t)) return StallReason::InputRing;
+    return StallReason::None;
+  }
+
+  // ---- network ----------------------------------------------------------------------------
+  void write_header(std::uint8_t type) noexcept {
+    msg[0] = std::byte{type};
+    msg[1] = std::byte{kWireVersion};
+    msg[2] = static_cast<std::byte>(cfg.local_peer);
+    msg[3] = static_cast<std::byte>(players);
+    put_u32(&msg[4], cfg.session_id);
+    put_u64(&msg[8], current());
+  }
+  void transmit(std::uint32_t peer, std::uint32_t size) noexcept {
+    if (transport->send(peer, std::span<const std::byte>(msg.data(), size))) {
+      ++stats.messages_sent;
+      stats.bytes_sent += size;
+    } else {
+      ++stats.send_failures;
+    }
+  }
+  void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept {
+    write_header(kMsgInput);
+    std::byte* b = msg.data() + kHeaderBytes;
+    b[0] = std::byte{static_cast<std::uint8_t>(player == kAckOnly ? kAckOnly : player)};
+    b[1] = std::byte{0};
+    put_u16(b + 2, static_cast<std::uint16_t>(count));
+    put_u32(b + 4, 0);
+    put_u64(b + 8, first);
+    b += kInputHeadBytes;
+    for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, frontier[p]);
+    for (std::uint32_t i = 0; i < count; ++i, b += input_size) {
+      std::memcpy(b, input_at(first + i, player), input_size);
+      Runner::host_to_canonical(*input_type, std::span<std::byte>(b, input_size));
+    }
+    transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
+  }
+  void send_report(std::uint32_t peer) noexcept {
+    const std::uint32_t m = static_cast<std::uint32_t>((out_report_tick / interval) % kept);
+    if (report_tick[m] != out_report_tick) return;
+    const StateHash& h = report[m];
+    write_header(kMsgHash);
+    std::byte* b = msg.data() + kHeaderBytes;
+    put_u64(b, out_report_tick);
+    put_u64(b + 8, h.total);
+    put_u64(b + 16, h.entities);
+    put_u64(b + 24, h.archetypes);
+    put_u64(b + 32, h.resources);
+    put_u32(b + 40, h.component_count);
+    put_u32(b + 44, 0);
+    b += kHashHeadBytes;
+    for (std::uint32_t c = 0; c < h.component_count; ++c, b += 8) put_u64(b, h.components[c]);
+    transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
+  }
+  void send() noexcept {
+    if (transport == nullptr) return;
+    for (std::uint32_t q = 0; q < cfg.peers; ++q) {
+      if (q == cfg.local_peer) continue;
+      bool any = false;
+      for (std::uint32_t p = 0; p < players; ++p) {
+        if (!is_local(p)) continue;
+        std::uint64_t from = acked[q][p];
+        const std::uint64_t to = frontier[p];
+        std::uint32_t chunks = 0;
+        do {
+          const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(to > from ? to - from : 0, max_chunk));
+          bool in_ring = true;
+          for (std::uint32_t i = 0; i < n && in_ring; ++i) in_ring = has(from + i);
+          if (!in_ring) break;  // cannot happen: unacknowledged inputs are never evicted
+          send_inputs(q, p, from, n);
+          any = true;
+          from += n;
+        } while (from < to && ++chunks < kMaxChunksPerSend);
+      }
+      if (!any) send_inputs(q, kAckOnly, 0, 0);
+      if (out_report_repeats > 0 && interval != 0) send_report(q);
+    }
+    if (out_report_repeats > 0) --out_report_repeats;
+  }
+
+  void on_input(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept {
+    const std::uint32_t head = kInputHeadBytes + 8 * players;
+    if (size < head) {
+      ++stats.malformed;
+      return;
+    }
+    const std::uint8_t player = std::to_integer<std::uint8_t>(b[0]);
+    const std::uint32_t count = get_u16(b + 2);
+    const std::uint64_t first = get_u64(b + 8);
+    bool bad = size != head + std::uint64_t{count} * input_size || first > kNoTick - count;
+    if (player == kAckOnly) {
+      bad = bad || count != 0;
+    } else {
+      bad = bad || player >= players || cfg.owner[player] != from || is_local(player);
+    }
+    if (bad) {
+      ++stats.malformed;
+      return;
+    }
+    // Acknowledgements: the sender's frontier of our players.
+    const std::byte* fv = b + kInputHeadBytes;
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (is_local(p)) acked[from][p] = std::max(acked[from][p], std::min(get_u64(fv + 8 * p), frontier[p]));
+    if (player == kAckOnly) return;
+    const std::byte* in = b + head;
+    for (std::uint32_t i = 0; i < count; ++i, in += input_size) {
+      const std::uint64_t t = first + i;
+      std::memcpy(scratch.data(), in, input_size);
+      Runner::canonical_to_host(*input_type, scratch);
+      if (has(t) && ((known[slot(t)] >> player) & 1u) != 0) {
+        if (std::memcmp(input_at(t, player), scratch.data(), input_size) != 0) ++stats.input_conflicts;
+        continue;
+      }
+      if (t < frontier[player]) continue;  // known and already evicted
+      if (!can_claim(t)) continue;         // no room yet: the sender repeats it
+      claim(t);
+      std::memcpy(input_at(t, player), scratch.data(), input_size);
+      known[slot(t)] |= 1u << player;
+      if (t < current() &&
+          std::memcmp(used_at(t) + std::size_t{player} * input_size, scratch.data(), input_size) != 0)
+        first_incorrect = std::min(first_incorrect, t);
+    }
+    advance_frontier(player);
+  }
+
+  void on_hash(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept {
+    if (size < kHashHeadBytes) {
+      ++stats.malformed;
+      return;
+    }
+    StateHash h{};
+    h.tick = get_u64(b);
+    h.total = get_u64(b + 8);
+    h.entities = get_u64(b + 16);
+    h.archetypes = get_u64(b + 24);
+    h.resources = get_u64(b + 32);
+    h.component_count = get_u32(b + 40);
+    if (h.component_count > kMaxReportComponents || size != kHashHeadBytes + 8 * h.component_count ||
+        interval == 0 || h.tick % interval != 0) {
+      ++stats.malformed;
+      return;
+    }
+    for (std::uint32_t c = 0; c < h.component_count; ++c) h.components[c] = get_u64(b + kHashHeadBytes + 8 * c);
+    std::uint64_t& last = last_remote_report[from];
+    if (last != kNoTick && h.tick <= last) return;  // repeat or overtaken
+    last = h.tick;
+    if (h.tick <= emitted) {
+      const std::uint32_t m = static_cast<std::uint32_t>((h.tick / interval) % kept);
+      if (report_tick[m] == h.tick) {
+        compare(from, h, m);
+      } else {
+        ++stats.hash_unchecked;
+      }
+      return;
+    }
+    Pending* free_entry = nullptr;
+    Pending* oldest = nullptr;
+    for (Pending& pe : pending) {
+      if (!pe.valid) {
+        if (free_entry == nullptr) free_entry = &pe;
+      } else if (oldest == nullptr || pe.hash.tick < oldest->hash.tick) {
+        oldest = &pe;
+      }
+    }
+    if (free_entry == nullptr) {
+      free_entry = oldest;
+      ++stats.hash_unchecked;
+    }
+    free_entry->valid = true;
+    free_entry->peer = from;
+    free_entry->hash = h;
+  }
+
+  void receive() noexcept {
+    if (transport == nullptr) return;
+    for (std::uint32_t i = 0; i < kMaxReceivePerPoll; ++i) {
+      std::uint32_t from = 0;
+      const std::uint32_t size = transport->receive(from, msg);
+      if (size == 0) break;
+      ++stats.messages_received;
+      stats.bytes_received += size;
+      if (size < kHeaderBytes || size > kMaxMessageBytes) {
+        ++stats.malformed;
+        continue;
+      }
+      const std::uint8_t type = std::to_integer<std::uint8_t>(msg[0]);
+      const std::uint32_t sender = std::to_integer<std::uint32_t>(msg[2]);
+      if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from || from >= cfg.peers ||
+          from == cfg.local_peer || std::to_integer<std::uint32_t>(msg[3]) != players ||
+          get_u32(&msg[4]) != cfg.session_id) {
+        ++stats.malformed;
+        continue;
+      }
+      remote_tick[from] = std::max(remote_tick[from], get_u64(&msg[8]));
+      if (type == kMsgInput) {
+        on_input(from, msg.data() + kHeaderBytes, size - kHeaderBytes);
+      } else if (type == kMsgHash) {
+        on_hash(from, msg.data() + kHeaderBytes, size - kHeaderBytes);
+      } else {
+        ++stats.malformed;
+      }
+    }
+  }
+
+  Status frame(bool step, bool* advanced) noexcept {
+    if (advanced != nullptr) *advanced = false;
+    if (!status.ok()) return status;
+    receive();
+    Status s = rollback();
+    if (s.ok()) s = confirm();
+    if (!s.ok()) return s;
+    if (step) {
+      const StallReason why = can_step();
+      if (why == StallReason::None) {
+        s = simulate(current());
+        if (!s.ok()) return s;
+        ++stats.ticks;
+        if (advanced != nullptr) *advanced = true;
+        if (cfg.sync_test_distance != 0) sync_check();
+        if (!status.ok()) return status;
+        s = confirm();
+        if (!s.ok()) return s;
+      } else {
+        ++stats.stalls;
+        SessionEvent e;
+        e.kind = SessionEventKind::Stall;
+        e.stall = why;
+        e.tick = current();
+        push_event(e);
+      }
+    }
+    send();
+    return Status::Ok();
+  }
+};
+
+RollbackSession::RollbackSession(Runner& runner, const SessionConfig& config, Transport* transport)
+    : impl_(std::make_unique<Impl>(runner, config, transport)) {
+  impl_->status = impl_->init();
+}
+
+RollbackSession::~RollbackSession() = default;
+
+Status RollbackSession::status() const noexcept { return impl_->status; }
+const SessionConfig& RollbackSession::config() const noexcept { return impl_->cfg; }
+Runner& RollbackSession::runner() noexcept { return impl_->runner; }
+bool RollbackSession::is_local(std::uint32_t player) const noexcept { return impl_->is_local(player); }
+
+std::uint64_t RollbackSession::local_input_tick(std::uint32_t player) const noexcept {
+  return player < kMaxSessionPlayers ? impl_->frontier[player] : 0;
+}
+
+bool RollbackSession::wants_local_input(std::uint32_t player) const noexcept {
+  const Impl& m = *impl_;
+  if (!m.status.ok() || !m.is_local(player)) return false;
+  const std::uint64_t t = m.frontier[player];
+  return t <= m.current() + m.delay && m.can_claim(t);
+}
+
+Status RollbackSession::add_local_input(std::uint32_t player, std::span<const std::byte> in) noexcept {
+  Impl& m = *impl_;
+  if (!m.status.ok()) return m.status;
+  if (!m.is_local(player)) return {ErrorCode::InvalidArgument, "add_local_input: not a local player"};
+  if (in.size() != m.input_size) return {ErrorCode::InvalidArgument, "add_local_input: wrong input size"};
+  const std::uint64_t t = m.frontier[player];
+  if (t > m.current() + m.delay)
+    return {ErrorCode::InvalidArgument, "add_local_input: the input for this tick was already added"};
+  if (!m.can_claim(t)) return {ErrorCode::CapacityExceeded, "add_local_input: the input ring is full (stalled)"};
+  m.claim(t);
+  std::memcpy(m.input_at(t, player), in.data(), m.input_size);
+  m.known[m.slot(t)] |= 1u << player;
+  m.advance_frontier(player);
+  return Status::Ok();
+}
+
+Status RollbackSession::advance(bool* advanced) noexcept { return impl_->frame(true, advanced); }
+Status RollbackSession::poll() noexcept { return impl_->frame(false, nullptr); }
+
+bool RollbackSession::poll_event(SessionEvent& out) noexcept {
+  Impl& m = *impl_;
+  if (m.event_count == 0) return false;
+  out = m.events[m.event_head];
+  m.event_head = (m.event_head + 1) % kEventCapacity;
+  --m.event_count;
+  return true;
+}
+
+std::uint64_t RollbackSession::current_tick() const noexcept { return impl_->current(); }
+std::uint64_t RollbackSession::confirmed_tick() const noexcept { return impl_->emitted; }
+std::uint64_t RollbackSession::input_frontier() const noexcept { return impl_->min_frontier(); }
+std::uint64_t RollbackSession::frontier(std::uint32_t player) const noexcept {
+  return player < impl_->players ? impl_->frontier[player] : 0;
+}
+
+const StateHash* RollbackSession::hash_at(std::uint64_t tick) const noexcept {
+  const Impl& m = *impl_;
+  if (m.hash_slots == 0) return nullptr;
+  const std::uint32_t h = static_cast<std::uint32_t>(tick % m.hash_slots);
+  return m.hash_tick[h] == tick && tick <= m.current() ? &m.hash_ring[h] : nullptr;
+}
+
+const SessionStats& RollbackSession::stats() const noexcept { return impl_->stats; }
+void RollbackSession::set_confirmed_sink(ConfirmedSink* sink) noexcept { impl_->sink = sink; }
+bool RollbackSession::has_desync() const noexcept { return impl_->desync; }
+std::uint64_t RollbackSession::desync_tick() const noexcept { return impl_->desync_tick; }
+std::uint32_t RollbackSession::desync_peer() const noexcept { return impl_->desync_peer; }
+const StateHash& RollbackSession::desync_local_hash() const noexcept { return impl_->desync_local; }
+const StateHash& RollbackSession::desync_remote_hash() const noexcept { return impl_->desync_remote; }
+const Snapshot* RollbackSession::desync_snapshot() const noexcept {
+  return impl_->desync_snap_valid ? &impl_->desync_snap : nullptr;
+}
+const Snapshot* RollbackSession::checkpoint(std::uint64_t tick) const noexcept {
+  const Impl& m = *impl_;
+  if (m.interval == 0 || tick % m.interval != 0) return nullptr;
+  const std::uint32_t s = static_cast<std::uint32_t>((tick / m.interval) % m.kept);
+  return m.ckpt_tick[s] == tick && tick <= m.emitted ? &m.ckpt[s] : nullptr;
+}
+
+}  // namespace lockstep::replay

@@ -1,0 +1,93 @@
+// Sync test driver (replay/synctest.h) over a RollbackSession in sync-test mode.
+#include <lockstep/replay/rollback.h>
+#include <lockstep/replay/synctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace lockstep::replay {
+
+SyncTestResult run_synctest(Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames) {
+  SyncTestResult r;
+  if (distance == 0 || distance > kMaxPredictionWindow) {
+    r.status = {ErrorCode::InvalidArgument, "synctest: the check distance must be 1..64"};
+    return r;
+  }
+  SessionConfig cfg = SessionConfig::local_only(runner.config().players);
+  cfg.sync_test_distance = distance;
+  cfg.max_prediction = distance;
+  cfg.hash_interval = 0;
+  RollbackSession session(runner, cfg, nullptr);
+  r.status = session.status();
+  if (!r.status.ok()) return r;
+  const std::uint32_t in = runner.sim().input_type().size;
+  std::vector<std::byte> frame(runner.frame_bytes());
+  for (std::uint64_t t = 0; t < ticks; ++t) {
+    frames(t, runner.world(), frame);
+    for (std::uint32_t p = 0; p < runner.config().players; ++p) {
+      r.status = session.add_local_input(p, std::span<const std::byte>(frame.data() + std::size_t{p} * in, in));
+      if (!r.status.ok()) return r;
+    }
+    bool advanced = false;
+    r.status = session.advance(&advanced);
+    if (!r.status.ok()) return r;
+    if (!advanced) {
+      r.status = {ErrorCode::Internal, "synctest: the session stalled"};
+      return r;
+    }
+    if (session.has_desync()) break;
+  }
+  const SessionStats& st = session.stats();
+  r.ticks = st.ticks;
+  r.rollbacks = st.rollbacks;
+  r.resimulated_ticks = st.resimulated_ticks;
+  if (session.has_desync()) {
+    r.ok = false;
+    r.tick = session.desync_tick();
+    r.first = session.desync_local_hash();
+    r.again = session.desync_remote_hash();
+    r.diff = diff_hashes(r.first, r.again);
+  }
+  return r;
+}
+
+SyncTestResult synctest_replay(const Sim& sim, const Replay& replay, std::uint32_t distance) {
+  Runner runner(sim, replay.header.config);
+  if (!runner.status().ok()) {
+    SyncTestResult r;
+    r.status = runner.status();
+    return r;
+  }
+  if (replay.header.frame_bytes() != runner.frame_bytes()) {
+    SyncTestResult r;
+    r.status = {ErrorCode::Mismatch, "synctest: the replay's frame size differs from the sim's"};
+    return r;
+  }
+  const TypeDescriptor& type = sim.input_type();
+  return run_synctest(runner, distance, replay.frame_count(),
+                      [&](std::uint64_t t, const World&, std::span<std::byte> frame) {
+                        const auto f = replay.frame(t);
+                        std::copy(f.begin(), f.end(), frame.begin());
+                        Runner::canonical_to_host(type, frame);
+                      });
+}
+
+SyncTestResult synctest_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
+                             std::uint32_t distance) {
+  Runner runner(sim, config);
+  if (!runner.status().ok()) {
+    SyncTestResult r;
+    r.status = runner.status();
+    return r;
+  }
+  std::vector<std::unique_ptr<Bot>> bots;
+  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, bot_seed, p));
+  const std::uint32_t in = sim.input_type().size;
+  return run_synctest(runner, distance, ticks, [&](std::uint64_t t, const World& w, std::span<std::byte> frame) {
+    for (std::uint32_t p = 0; p < config.players; ++p)
+      bots[p]->generate(t, w, frame.subspan(std::size_t{p} * in, in));
+  });
+}
+
+}  // namespace lockstep::replay
