@@ -33,6 +33,8 @@ Command add_trace(CLI::App& root);
 Command add_info(CLI::App& root);
 Command add_convert(CLI::App& root);
 Command add_bench(CLI::App& root);
+Command add_synctest(CLI::App& root);  // cmd_synctest.cpp (rollback)
+Command add_netsim(CLI::App& root);    // cmd_netsim.cpp (rollback)
 
 // ---- JSON output ------------------------------------------------------------------------
 class Json {

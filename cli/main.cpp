@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
              "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
              "Run 'lockstep <command> --help' for a command's options.");
   const Command commands[] = {add_run(app),   add_record(app),  add_verify(app), add_trace(app),
-                              add_info(app),  add_convert(app), add_bench(app)};
+                              add_info(app),  add_convert(app), add_bench(app),
+                              add_synctest(app), add_netsim(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
