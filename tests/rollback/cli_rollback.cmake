@@ -1,0 +1,9 @@
+# End-to-end tests of `lockstep synctest` and `lockstep netsim` (tests/rollback/cli_rollback.sh),
+# label "rollback_cli". Included from tests/CMakeLists.txt when the `lockstep` target exists.
+set(_rb_sh ${CMAKE_CURRENT_LIST_DIR}/cli_rollback.sh)
+set(_rb_work ${CMAKE_CURRENT_BINARY_DIR}/rollback_cli)
+foreach(case synctest_duel synctest_skirmish synctest_replay synctest_broken synctest_usage
+             netsim_duel4 netsim_deterministic netsim_skirmish netsim_broken netsim_usage)
+  add_test(NAME rollback_cli.${case} COMMAND bash ${_rb_sh} ${case} $<TARGET_FILE:lockstep> ${_rb_work})
+  set_tests_properties(rollback_cli.${case} PROPERTIES LABELS rollback_cli TIMEOUT 300)
+endforeach()
