@@ -279,3 +279,30 @@ TEST(QueryAbortPolicy, ViolationAbortsWithFileAndLine) {
       },
       "lockstep assertion failed: iteration_mutation");
 }
+
+TEST_F(QueryWorld, GetMutableIsGuardedLikeAnInPlaceWrite) {
+  Vel* target = nullptr;
+  Pos* read_declared = reinterpret_cast<Pos*>(1);
+  ASSERT_TRUE((w.each<Pos, Vel>(
+                   [&](Entity, const Pos&, Vel&) {
+                     target = w.getMutable<Vel>(v1);          // Write-declared: allowed
+                     read_declared = w.getMutable<Pos>(pv2);  // Read-declared: refused
+                   },
+                   Read{}, Write{})
+                   .ok()));
+  ASSERT_NE(target, nullptr);
+  EXPECT_EQ(read_declared, nullptr);
+  EXPECT_EQ(sink.events.back().id, EventId::IterationWriteDuringRead);
+  target = w.getMutable<Vel>(v1);
+  target->y = 99;
+  EXPECT_EQ(w.get<Vel>(v1)->y, 99);
+  EXPECT_NE(w.getMutable<Pos>(pv2), nullptr);  // legal again after each returns
+  EXPECT_EQ(w.getMutable<Health>(pv2), nullptr);
+}
+
+TEST_F(QueryWorld, ConstWorldRunsReadOnlyQueries) {
+  const World& cw = w;
+  std::vector<std::uint32_t> seen;
+  ASSERT_TRUE(cw.each<Pos>([&](Entity e, const Pos&) { seen.push_back(e.slot); }, Read{}).ok());
+  EXPECT_EQ(seen, (std::vector<std::uint32_t>{0, 1, 3}));
+}

@@ -77,6 +77,9 @@ struct FieldShape<std::array<T, N>> : FieldShape<T[N]> {
 template <class T>
 constexpr FieldDescriptor make_field(const char* name, std::size_t offset) noexcept {
   using S = FieldShape<std::remove_cv_t<T>>;
+  static_assert(S::count <= 0xFFFF,
+                "lockstep: a field may hold at most 65535 elements; split the array into several fields "
+                "or several resources");
   return FieldDescriptor{name, static_cast<std::uint32_t>(offset),
                          static_cast<std::uint16_t>(S::element_size),
                          static_cast<std::uint16_t>(S::count), S::kind};

@@ -99,7 +99,18 @@ class World {
     if (id < 0) return nullptr;
     return reinterpret_cast<const T*>(get_bytes(e, static_cast<std::uint32_t>(id)));
   }
+  // Mutable access to one entity's component outside the row being visited (e.g. the
+  // target of an attack). Null when e is not alive or lacks T — and, inside a live each(),
+  // when T is declared Read by that query (reported like any illegal write). Valid until
+  // the next structural change.
+  template <class T>
+  T* getMutable(Entity e) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return nullptr;
+    return reinterpret_cast<T*>(get_bytes_mutable(e, static_cast<std::uint32_t>(id)));
+  }
   // Untyped access for tools (dumps, diffs, snapshot files).
+  std::byte* get_bytes_mutable(Entity e, std::uint32_t component_id) noexcept;
   const std::byte* get_bytes(Entity e, std::uint32_t component_id) const noexcept;
   Status add_bytes(Entity e, std::uint32_t component_id, const void* value) noexcept;
   Status remove_id(Entity e, std::uint32_t component_id) noexcept;
@@ -131,6 +142,12 @@ class World {
   // type matches nothing. While fn runs, the iteration-legality guard is live.
   template <class... Ts, class Fn, class... Tags>
   Status each(Fn&& fn, Tags... tags);
+  // Read-only queries on a const world (every tag must be Read).
+  template <class... Ts, class Fn, class... Tags>
+  Status each(Fn&& fn, Tags... tags) const {
+    static_assert((std::is_same_v<Tags, Read> && ...), "World::each on a const World: every tag must be Read");
+    return const_cast<World*>(this)->each<Ts...>(std::forward<Fn>(fn), tags...);
+  }
 
   // ---- command buffer ------------------------------------------------------------------
   CommandBuffer& commands() noexcept { return *commands_; }
@@ -213,6 +230,7 @@ class World {
   std::uint32_t take_slot() noexcept;
   void release_slot(std::uint32_t slot) noexcept;
   void debug_check() const noexcept;
+  mutable std::uint64_t debug_checks_ = 0;
 
   WorldConfig config_;
   GuardPolicy policy_;
