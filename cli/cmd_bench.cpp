@@ -12,7 +12,8 @@ namespace lockstep::cli {
 namespace {
 struct BenchArgs {
   std::string sim = "skirmish";
-  std::uint32_t units = 10000;
+  std::uint32_t units = 0;
+  bool units_given = false;
   std::uint64_t ticks = 1000;
   std::uint32_t players = 2;
   std::uint64_t seed = 1;
@@ -39,7 +40,8 @@ int bench_cmd(const BenchArgs& a) {
   if (a.ticks == 0) return report_error(a.json, kExitBadInput, "--ticks must be at least 1");
   replay::SimConfig config;
   config.players = a.players;
-  config.units = a.units;
+  // Default: 10000 units for skirmish (the benchmark's reference load), the sim's default otherwise.
+  config.units = a.units_given ? a.units : (a.sim == "skirmish" ? 10000u : 0u);
   config.seed = a.seed;
   const auto build_start = Clock::now();
   replay::Runner runner(*sim, config);
@@ -143,7 +145,8 @@ Command add_bench(CLI::App& root) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* app = root.add_subcommand("bench", "Tick benchmark: tick/hash/snapshot times, heap allocations, ticks/s");
   app->add_option("--sim", a->sim, "Sim name")->capture_default_str();
-  app->add_option("--units", a->units, "SimConfig::units (skirmish: total units at start)")->capture_default_str();
+  app->add_option("--units", a->units, "SimConfig::units (skirmish: total units at start; default 10000 for skirmish, else 0)")
+      ->each([a](const std::string&) { a->units_given = true; });
   app->add_option("--ticks", a->ticks, "Measured ticks")->capture_default_str();
   app->add_option("--players", a->players, "Player count")->capture_default_str();
   app->add_option("--seed", a->seed, "World seed")->capture_default_str();
