@@ -464,6 +464,13 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
   }
   IdSet256 mask = src.mask;
   mask.insert(id);
+  return structural_change(e, id, mask, value);
+}
+
+// Moves e to the archetype of `mask` (e gains or loses component `id`; `value` initialises
+// a gained component). Guard and budget checks come before the first side effect.
+Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask, const void* value) noexcept {
+  const std::uint32_t source = entity_archetype_[e.slot];
   const std::int32_t found = find_archetype(mask);
   if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
                             (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
@@ -476,9 +483,10 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
     ev.target_archetype = found;
     return report(ev);
   }
-  // Check every budget before the first side effect (a new archetype is a side effect).
-  const std::uint64_t target_row_bytes = src.row_bytes + components_[id].size;
-  if (used_row_bytes_ - src.row_bytes + target_row_bytes > config_.row_bytes)
+  const std::uint32_t source_bytes = archetypes_[source].row_bytes;
+  const std::uint64_t target_row_bytes =
+      mask.contains(id) ? source_bytes + components_[id].size : source_bytes - components_[id].size;
+  if (used_row_bytes_ - source_bytes + target_row_bytes > config_.row_bytes)
     return {ErrorCode::CapacityExceeded, "WorldConfig::row_bytes exhausted"};
   std::uint32_t target = 0;
   if (found >= 0) {
@@ -486,7 +494,7 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
   } else if (Status s = create_archetype(mask, target); !s.ok()) {
     return s;
   }
-  Status s = move_entity(e.slot, target, id, value);
+  Status s = move_entity(e.slot, target, mask.contains(id) ? id : 0xFFFFFFFFu, value);
   debug_check();
   return s;
 }
@@ -499,27 +507,7 @@ Status World::remove_id(Entity e, std::uint32_t id) noexcept {
   if (src.column_of[id] == kNoColumn) return {ErrorCode::NotFound, "removeComponent: entity lacks the component"};
   IdSet256 mask = src.mask;
   mask.erase(id);
-  const std::int32_t found = find_archetype(mask);
-  if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
-                            (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
-    Event ev;
-    ev.id = EventId::IterationMutation;
-    ev.entity = e;
-    ev.component_id = static_cast<std::int32_t>(id);
-    ev.archetype_id = static_cast<std::int32_t>(source);
-    ev.source_archetype = static_cast<std::int32_t>(source);
-    ev.target_archetype = found;
-    return report(ev);
-  }
-  std::uint32_t target = 0;
-  if (found >= 0) {
-    target = static_cast<std::uint32_t>(found);
-  } else if (Status s = create_archetype(mask, target); !s.ok()) {
-    return s;
-  }
-  Status s = move_entity(e.slot, target, 0xFFFFFFFFu, nullptr);
-  debug_check();
-  return s;
+  return structural_change(e, id, mask, nullptr);
 }
 
 // ---- guard and events --------------------------------------------------------------------

@@ -225,6 +225,7 @@ class World {
   void compact(bool tight) noexcept;
   std::uint32_t insert_row(detail::Archetype& a, std::uint32_t slot) noexcept;
   void remove_row(detail::Archetype& a, std::uint32_t row) noexcept;
+  Status structural_change(Entity e, std::uint32_t id, const detail::IdSet256& mask, const void* value) noexcept;
   Status move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_t added_component,
                      const void* value) noexcept;
   std::uint32_t take_slot() noexcept;
