@@ -11,46 +11,11 @@
 #include <cstdlib>
 #include <new>
 
+#include "support/counting_allocator.inc"
+
 namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<std::uint64_t> g_allocations{0};
-
-void* counted_alloc(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* counted_alloc_aligned(std::size_t n, std::align_val_t al) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t a = static_cast<std::size_t>(al);
-  void* p = std::aligned_alloc(a, (n + a - 1) / a * a);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-struct Counting {
-  Counting() {
-    g_allocations = 0;
-    g_counting = true;
-  }
-  ~Counting() { g_counting = false; }
-  std::uint64_t count() const { return g_allocations.load(); }
-};
+using Counting = lockstep_test::AllocationWindow;
 }  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc_aligned(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_alloc_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 using namespace hashtest;
 

@@ -7,64 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 
-// The replacement operator delete frees what the replacement operator new malloc()ed.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-std::atomic<long> g_news{0};
-std::atomic<long> g_mallocs{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t al = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(al, (n + al - 1) / al * al)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-
-#if !defined(LOCKSTEP_SANITIZED) && defined(__GLIBC__)
-// glibc: count C-level allocations too (sanitizers own these symbols, so not there).
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* malloc(std::size_t n) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-void* calloc(std::size_t a, std::size_t b) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_calloc(a, b);
-}
-void* realloc(void* p, std::size_t n) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_realloc(p, n);
-}
-}
-#define LOCKSTEP_COUNTS_MALLOC 1
-#else
-#define LOCKSTEP_COUNTS_MALLOC 0
-#endif
+#include "support/counting_allocator.inc"
 
 using namespace lockstep;
 using namespace lockstep_test;
@@ -73,29 +18,29 @@ namespace {
 
 struct Window {
   const char* name;
-  long news0 = g_news.load();
-  long mallocs0 = g_mallocs.load();
-  long news() const { return g_news.load() - news0; }
-  long mallocs() const { return g_mallocs.load() - mallocs0; }
+  lockstep_test::AllocationWindow counts{};
+  long news() const { return counts.allocations(); }
+  long mallocs() const { return counts.mallocs(); }
   void report(long visits) const {
     std::printf("lockstep-stats zero_alloc window=%s allocations=%ld mallocs=%ld malloc_counted=%d visits=%ld\n", name,
-                news(), mallocs(), LOCKSTEP_COUNTS_MALLOC, visits);
+                news(), mallocs(), lockstep_test::counts_malloc() ? 1 : 0, visits);
     std::fflush(stdout);
   }
 };
 
 // A counter that proves the counters work at all (a check that cannot fail is a defect).
 TEST(ZeroAlloc, CountersSeeAllocations) {
-  Window w{"self_check"};
+  Window w{"self_check", {}};
   int* p = new int(3);
   asm volatile("" : : "g"(p) : "memory");  // keep the compiler from eliding the pair
   delete p;
   EXPECT_EQ(w.news(), 1);
-#if LOCKSTEP_COUNTS_MALLOC
-  void* m = std::malloc(16);
-  std::free(m);
-  EXPECT_GE(w.mallocs(), 2);  // operator new's malloc + this one
-#endif
+  if (lockstep_test::counts_malloc()) {
+    void* m = std::malloc(16);
+    asm volatile("" : : "g"(m) : "memory");
+    std::free(m);
+    EXPECT_GE(w.mallocs(), 2);  // operator new's malloc + this one
+  }
 }
 
 TEST(ZeroAlloc, WorldOperationsAfterConstructionAllocateNothing) {
@@ -106,7 +51,7 @@ TEST(ZeroAlloc, WorldOperationsAfterConstructionAllocateNothing) {
   world.setGuardPolicy(GuardPolicy::Reject);
   Snapshot snapshot(world);  // reserved up front; save/load must then be free
 
-  Window window{"world_ops"};
+  Window window{"world_ops", {}};
   long visits = 0;
   Entity es[10000];
   for (int i = 0; i < 10000; ++i) {

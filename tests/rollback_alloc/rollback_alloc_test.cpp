@@ -17,33 +17,7 @@
 #include <new>
 #include <vector>
 
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-std::atomic<long> g_news{0};
-}
-
-void* operator new(std::size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t al = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(al, (n + al - 1) / al * al)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#include "support/counting_allocator.inc"
 
 using namespace lockstep;
 using namespace lockstep::replay;
@@ -106,9 +80,9 @@ struct Match {
 
 void expect_zero(const char* window, Match& m) {
   m.run(30);  // warm-up (none needed by the session; keeps the proof about steady state)
-  const long before = g_news.load();
+  const long before = lockstep_test::heap_allocations();
   m.run(kFrames);
-  const long allocations = g_news.load() - before;
+  const long allocations = lockstep_test::heap_allocations() - before;
   std::uint64_t rollbacks = 0, checks = 0;
   for (const auto& s : m.sessions) {
     rollbacks += s->stats().rollbacks;
@@ -151,7 +125,7 @@ TEST(rollback_alloc, SyncTestAllocatesNothing) {
   auto b0 = fixtures::duel_sim().make_bot(c, 1, 0);
   auto b1 = fixtures::duel_sim().make_bot(c, 1, 1);
   std::vector<std::byte> buf(2);
-  const long before = g_news.load();
+  const long before = lockstep_test::heap_allocations();
   for (std::uint64_t t = 0; t < kFrames; ++t) {
     b0->generate(t, runner.world(), buf);
     ASSERT_TRUE(s.add_local_input(0, buf).ok());
@@ -159,7 +133,7 @@ TEST(rollback_alloc, SyncTestAllocatesNothing) {
     ASSERT_TRUE(s.add_local_input(1, buf).ok());
     ASSERT_TRUE(s.advance().ok());
   }
-  const long allocations = g_news.load() - before;
+  const long allocations = lockstep_test::heap_allocations() - before;
   std::printf("lockstep-stats rollback_alloc window=synctest_d8 ticks=%llu rollbacks=%llu allocations=%ld\n",
               static_cast<unsigned long long>(s.current_tick()), static_cast<unsigned long long>(s.stats().rollbacks),
               allocations);
