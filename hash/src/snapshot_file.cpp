@@ -1,4 +1,5 @@
 // Snapshot files (docs/hashing.md, "Snapshot files").
+#include <lockstep/hash/byte_stream.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
@@ -53,24 +54,6 @@ FileStatus fail(ErrorCode code, std::string_view file, std::uint64_t offset, con
 
 // ---- output --------------------------------------------------------------------------
 
-class VectorSink final : public std::streambuf {
- public:
-  explicit VectorSink(std::vector<std::byte>& out) : out_(out) {}
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const auto* p = reinterpret_cast<const std::byte*>(s);
-    out_.insert(out_.end(), p, p + n);
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (!traits_type::eq_int_type(c, traits_type::eof())) out_.push_back(static_cast<std::byte>(c));
-    return traits_type::not_eof(c);
-  }
-
- private:
-  std::vector<std::byte>& out_;
-};
 
 using OutArchive = cereal::PortableBinaryOutputArchive;
 
@@ -112,21 +95,12 @@ std::uint64_t encoded_type_size(const TypeDescriptor& d) noexcept {
 
 // ---- input ---------------------------------------------------------------------------
 
-class SpanSource final : public std::streambuf {
- public:
-  SpanSource(const std::byte* data, std::size_t n) {
-    char* b = const_cast<char*>(reinterpret_cast<const char*>(data));
-    setg(b, b, b + n);
-  }
-  std::uint64_t pos() const noexcept { return static_cast<std::uint64_t>(gptr() - eback()); }
-  std::uint64_t remaining() const noexcept { return static_cast<std::uint64_t>(egptr() - gptr()); }
-};
 
 using InArchive = cereal::PortableBinaryInputArchive;
 
 class Reader {
  public:
-  Reader(SpanSource& src, InArchive& ar, std::string_view file) : src_(src), ar_(ar), file_(file) {}
+  Reader(hash::ByteSpanSource& src, InArchive& ar, std::string_view file) : src_(src), ar_(ar), file_(file) {}
 
   bool ok() const noexcept { return status_.ok(); }
   FileStatus& status() noexcept { return status_; }
@@ -182,7 +156,7 @@ class Reader {
   }
 
  private:
-  SpanSource& src_;
+  hash::ByteSpanSource& src_;
   InArchive& ar_;
   std::string_view file_;
   FileStatus status_;
@@ -413,7 +387,7 @@ FileStatus encode_snapshot(const StorageView& state, std::vector<std::byte>& out
       return fail(ErrorCode::InvalidArgument, "<encode>", 0,
                   std::string("resource '") + state.resource(r).name + "': fields do not tile the type");
   try {
-    VectorSink sink(out);
+    hash::ByteVectorSink sink(out);
     std::ostream os(&sink);
     {
       OutArchive ar(os, OutArchive::Options::LittleEndian());
@@ -541,7 +515,7 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
                                                   std::to_string(kSnapshotFileVersion));
 
   try {
-    SpanSource src(bytes.data(), body);
+    hash::ByteSpanSource src(bytes.data(), body);
     std::istream is(&src);
     InArchive ar(is, InArchive::Options::LittleEndian());  // consumes the endianness flag
     Reader r(src, ar, name);

@@ -1,5 +1,6 @@
 // Replay files, binary form v1 (docs/replay-format.md).
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/byte_stream.h>
 #include <lockstep/replay/replay_file.h>
 
 #include "replay_io.h"
@@ -54,24 +55,6 @@ namespace {
 
 // ---- byte sinks / sources ---------------------------------------------------------------
 
-class VectorSink final : public std::streambuf {
- public:
-  explicit VectorSink(std::vector<std::byte>& out) : out_(out) {}
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const auto* p = reinterpret_cast<const std::byte*>(s);
-    out_.insert(out_.end(), p, p + n);
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (!traits_type::eq_int_type(c, traits_type::eof())) out_.push_back(static_cast<std::byte>(c));
-    return traits_type::not_eof(c);
-  }
-
- private:
-  std::vector<std::byte>& out_;
-};
 
 using OutArchive = cereal::PortableBinaryOutputArchive;
 using InArchive = cereal::PortableBinaryInputArchive;
@@ -88,7 +71,7 @@ template <class BodyFn>
 void append_block(std::vector<std::byte>& out, std::uint32_t kind, std::uint64_t first_tick, BodyFn&& body) {
   std::vector<std::byte> b;
   {
-    VectorSink sink(b);
+    hash::ByteVectorSink sink(b);
     std::ostream os(&sink);
     OutArchive ar(os, OutArchive::Options::LittleEndian());
     body(ar);
@@ -345,25 +328,7 @@ class Body {
   }
 
  private:
-  class Source final : public std::streambuf {
-   public:
-    Source(const std::byte* data, std::size_t n) {
-      char* b = const_cast<char*>(reinterpret_cast<const char*>(data));
-      setg(b, b, b + n);
-    }
-    std::uint64_t pos() const noexcept { return static_cast<std::uint64_t>(gptr() - eback()); }
-    std::uint64_t remaining() const noexcept { return static_cast<std::uint64_t>(egptr() - gptr()); }
-
-   protected:
-    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override {
-      if (dir != std::ios_base::cur) return pos_type(off_type(-1));
-      const off_type target = static_cast<off_type>(pos()) + off;
-      if (target < 0 || target > egptr() - eback()) return pos_type(off_type(-1));
-      setg(eback(), eback() + target, egptr());
-      return pos_type(target);
-    }
-  };
-  Source src_;
+  hash::ByteSpanSource src_;
   std::istream is_;
   std::optional<InArchive> ar_;
 };
