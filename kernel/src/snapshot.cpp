@@ -344,6 +344,7 @@ Status World::load(const Snapshot& in) noexcept {
     a.rows = src.rows;
     a.block = cursor;
     a.block_bytes = packed_layout(a, slack ? a.rows + a.rows / 4 + 16 : a.rows);
+    refresh_pointers(a);
     if (a.rows != 0) {
       std::memcpy(arena_ + a.block + a.slots_offset, img.arena + src.block + src.slots_offset, std::size_t{a.rows} * 4u);
       for (std::uint32_t c = 0; c < a.column_count; ++c)
@@ -367,7 +368,6 @@ Status World::load(const Snapshot& in) noexcept {
     std::memcpy(resource_data_.get() + resources_[i].offset, img.resource_data + img.resources[i].offset,
                 resources_[i].size);
   tick_ = img.tick;
-  ++layout_epoch_;
   debug_check();
   return Status::Ok();
 }

@@ -167,6 +167,7 @@ Status World::create_archetype(const IdSet256& mask, std::uint32_t& out) noexcep
   a.rows = 0;
   a.capacity = 0;
   a.block = arena_top_;
+  refresh_pointers(a);
   a.block_bytes = 0;
   out = archetype_count_++;
   return Status::Ok();
@@ -201,8 +202,13 @@ bool World::relocate(Archetype& a, std::uint32_t capacity) noexcept {
   a.capacity = capacity;
   a.slots_offset = slots_offset;
   std::copy_n(offsets, a.column_count, a.column_offset);
-  ++layout_epoch_;
+  refresh_pointers(a);
   return true;
+}
+
+void World::refresh_pointers(Archetype& a) const noexcept {
+  a.slots_ptr = reinterpret_cast<std::uint32_t*>(arena_ + a.block + a.slots_offset);
+  for (std::uint32_t c = 0; c < a.column_count; ++c) a.column_ptr[c] = arena_ + a.block + a.column_offset[c];
 }
 
 // Slides every block down to the bottom of the arena, in address order. Capacities only
@@ -236,10 +242,10 @@ void World::compact(bool tight) noexcept {
     a.block = block;
     a.block_bytes = bytes;
     a.capacity = cap;
+    refresh_pointers(a);
     cursor = block + bytes;
   }
   arena_top_ = cursor;
-  ++layout_epoch_;
 }
 
 Status World::ensure_capacity(Archetype& a, std::uint32_t rows) noexcept {

@@ -1,5 +1,5 @@
 #pragma once
-// A console reporter that also remembers each benchmark's median (or only) real time per
+// A console reporter that also remembers each benchmark's median (or only) CPU time per
 // iteration, so a benchmark program can print ratios against a physical-limit baseline
 // measured in the same run.
 #include <benchmark/benchmark.h>
@@ -22,11 +22,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
       const auto pos = key.rfind("_median");
       if (pos != std::string::npos) key.erase(pos);
       if (r.iterations > 0 || r.run_type == Run::RT_Aggregate)
-        ns_[key] = r.GetAdjustedRealTime() * multiplier(r.time_unit);
+        ns_[key] = r.GetAdjustedCPUTime() * multiplier(r.time_unit);  // CPU time: robust on a shared machine
     }
     ConsoleReporter::ReportRuns(runs);
   }
-  // Median real time in ns per iteration, or 0 when that benchmark did not run.
+  // Median CPU time in ns per iteration, or 0 when that benchmark did not run.
   double ns(const std::string& name) const {
     const auto it = ns_.find(name);
     return it == ns_.end() ? 0.0 : it->second;

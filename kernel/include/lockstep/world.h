@@ -204,11 +204,10 @@ class World {
     return e.slot < slot_count_ && alive_[e.slot] != 0 && generations_[e.slot] == e.generation;
   }
   std::byte* column_base(const detail::Archetype& a, std::uint32_t column) const noexcept {
-    return arena_ + a.block + a.column_offset[column];
+    return a.column_ptr[column];
   }
-  std::uint32_t* slot_column(const detail::Archetype& a) const noexcept {
-    return reinterpret_cast<std::uint32_t*>(arena_ + a.block + a.slots_offset);
-  }
+  std::uint32_t* slot_column(const detail::Archetype& a) const noexcept { return a.slots_ptr; }
+  void refresh_pointers(detail::Archetype& a) const noexcept;
 
   // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
   Status guard_nested() noexcept;
@@ -238,7 +237,6 @@ class World {
   EventSink* sink_;
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
-  std::uint64_t layout_epoch_ = 0;
   std::uint64_t tick_ = 0;
 
   // Entity table (SoA, indexed by slot).
@@ -299,25 +297,16 @@ void World::each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const 
                       const std::uint32_t* ids, Fn& fn) {
   constexpr std::size_t N = sizeof...(Ts);
   const std::uint32_t rows = a.rows;
-  std::byte* bases[N];
-  const std::uint32_t* slots;
-  auto load = [&]() noexcept {
-    for (std::size_t k = 0; k < N; ++k) bases[k] = column_base(a, a.column_of[ids[k]]);
-    slots = slot_column(a);
-  };
-  load();
-  std::uint64_t epoch = layout_epoch_;
+  std::uint32_t columns[N];
+  for (std::size_t k = 0; k < N; ++k) columns[k] = a.column_of[ids[k]];
   for (std::uint32_t r = 0; r < rows; ++r) {
-    const std::uint32_t slot = slots[r];
+    // Column addresses are re-read every row: a legal structural change made by fn in
+    // another archetype may have compacted the arena (see Archetype::column_ptr).
+    const std::uint32_t slot = a.slots_ptr[r];
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       fn(Entity{slot, generations_[slot]},
-         static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(bases[I]) + r))...);
+         static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
     }(std::index_sequence_for<Ts...>{});
-    // A legal structural change elsewhere may have compacted the arena.
-    if (layout_epoch_ != epoch) [[unlikely]] {
-      load();
-      epoch = layout_epoch_;
-    }
   }
 }
 

@@ -32,6 +32,13 @@ struct Archetype {
   std::uint32_t rows;
   std::uint32_t capacity;                   // rows the block can hold
   std::uint64_t block;                      // byte offset of the block in its arena
+  // Live addresses of the slot column and of each column (arena + block + offset); not
+  // state, refreshed on every layout change. Kept as pointers on purpose: a write through a
+  // component reference (integers, bools, Entity) cannot alias a pointer object, so each()
+  // re-reads them after every callback (a legal structural change elsewhere may compact the
+  // arena) and the compiler can still hoist the loads out of an inlined inner loop.
+  std::uint32_t* slots_ptr;
+  std::byte* column_ptr[kMaxColumns];
   std::uint64_t block_bytes;
   std::uint64_t slots_offset;               // byte offset (from block) of the uint32 slot column
   std::uint64_t column_offset[kMaxColumns]; // byte offset (from block) of each column
