@@ -581,7 +581,7 @@ ReplayStatus read_replay_file(const std::string& path, Replay& out) {
   for (;;) {
     const std::size_t n = std::fread(buf, 1, sizeof buf, f);
     if (n == 0) break;
-    if (bytes.size() + n > kMaxReplayFileBytes) {
+    if (static_cast<std::uint64_t>(bytes.size()) + n > kMaxReplayFileBytes) {
       std::fclose(f);
       return fail(ErrorCode::Corrupt, path, bytes.size(), "file larger than the 4 GiB maximum");
     }
