@@ -1,6 +1,7 @@
 // lockstep trace REPLAY -o FILE — write the per-tick hash trace (one line per tick).
 #include "common.h"
 
+#include <lockstep/hash/durable_file.h>
 #include <lockstep/replay/trace.h>
 
 #include <cstdio>
@@ -27,9 +28,9 @@ int write_text(const std::string& path, const std::string& text, std::string& er
     error = tmp + ": cannot open for writing";
     return kExitBadInput;
   }
-  bool good = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  bool good = std::fwrite(text.data(), 1, text.size(), f) == text.size() && hash::flush_to_disk(f);
   good = (std::fclose(f) == 0) && good;
-  if (!good || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (!good || !hash::replace_file(tmp, path)) {
     std::remove(tmp.c_str());
     error = path + ": write failed";
     return kExitBadInput;

@@ -1,5 +1,6 @@
 // Snapshot files (docs/hashing.md, "Snapshot files").
 #include <lockstep/hash/byte_stream.h>
+#include <lockstep/hash/durable_file.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
@@ -17,11 +18,6 @@
 #include <ostream>
 #include <streambuf>
 #include <utility>
-
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#define LOCKSTEP_HAVE_FSYNC 1
-#endif
 
 namespace lockstep {
 namespace {
@@ -441,16 +437,13 @@ FileStatus write_snapshot_file(const std::string& path, const StorageView& state
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return fail(ErrorCode::IoError, tmp, 0, "cannot open for writing");
   const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  bool good = written == bytes.size() && std::fflush(f) == 0;
-#ifdef LOCKSTEP_HAVE_FSYNC
-  good = good && ::fsync(::fileno(f)) == 0;
-#endif
+  bool good = written == bytes.size() && hash::flush_to_disk(f);
   good = (std::fclose(f) == 0) && good;
   if (!good) {
     std::remove(tmp.c_str());
     return fail(ErrorCode::IoError, tmp, written, "write failed");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (!hash::replace_file(tmp, path)) {
     std::remove(tmp.c_str());
     return fail(ErrorCode::IoError, path, 0, "cannot rename " + tmp + " over it");
   }

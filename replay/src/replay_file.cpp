@@ -1,6 +1,7 @@
 // Replay files, binary form v1 (docs/replay-format.md).
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/byte_stream.h>
+#include <lockstep/hash/durable_file.h>
 #include <lockstep/replay/replay_file.h>
 
 #include "replay_io.h"
@@ -14,11 +15,6 @@
 #include <optional>
 #include <ostream>
 #include <streambuf>
-
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#define LOCKSTEP_REPLAY_HAVE_FSYNC 1
-#endif
 
 namespace lockstep::replay {
 
@@ -601,16 +597,13 @@ ReplayStatus write_all(const std::string& path, std::span<const std::byte> bytes
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return fail(ErrorCode::IoError, tmp, 0, "cannot open for writing");
   const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  bool good = written == bytes.size() && std::fflush(f) == 0;
-#ifdef LOCKSTEP_REPLAY_HAVE_FSYNC
-  good = good && ::fsync(::fileno(f)) == 0;
-#endif
+  bool good = written == bytes.size() && hash::flush_to_disk(f);
   good = (std::fclose(f) == 0) && good;
   if (!good) {
     std::remove(tmp.c_str());
     return fail(ErrorCode::IoError, tmp, written, "write failed");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (!hash::replace_file(tmp, path)) {
     std::remove(tmp.c_str());
     return fail(ErrorCode::IoError, path, 0, "cannot rename " + tmp + " over it");
   }
@@ -747,15 +740,12 @@ ReplayStatus ReplayRecorder::close() {
     append_end(bytes, frames_, hash_count, header_.has_hashes() ? last_total_ : 0);
     st = write(bytes);
   }
-  bool good = st.ok();
-#ifdef LOCKSTEP_REPLAY_HAVE_FSYNC
-  good = good && ::fsync(::fileno(file_)) == 0;
-#endif
+  bool good = st.ok() && hash::flush_to_disk(file_);
   good = (std::fclose(file_) == 0) && good;
   file_ = nullptr;
   if (!st.ok()) return st;
   if (!good) return fail(ErrorCode::IoError, partial_, written_, "close failed");
-  if (std::rename(partial_.c_str(), path_.c_str()) != 0)
+  if (!hash::replace_file(partial_, path_))
     return fail(ErrorCode::IoError, path_, 0, "cannot rename " + partial_ + " over it");
   return ReplayStatus::Ok();
 }
