@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace {
@@ -20,11 +21,23 @@ void* allocate(std::size_t n) {
   if (n == 0) n = 1;
   return std::malloc(n);
 }
+// Over-allocates with malloc and keeps the original pointer just below the aligned block:
+// portable where std::aligned_alloc is missing (mingw-w64) and freed by free_aligned only.
 void* allocate_aligned(std::size_t n, std::align_val_t al) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   const auto a = static_cast<std::size_t>(al);
-  std::size_t size = n == 0 ? a : (n + a - 1) / a * a;
-  return std::aligned_alloc(a, size);
+  void* raw = std::malloc(n + a + sizeof(void*));
+  if (raw == nullptr) return nullptr;
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(raw) + sizeof(void*);
+  void* aligned = reinterpret_cast<void*>((start + a - 1) / a * a);
+  std::memcpy(static_cast<char*>(aligned) - sizeof(void*), &raw, sizeof(void*));
+  return aligned;
+}
+void free_aligned(void* p) noexcept {
+  if (p == nullptr) return;
+  void* raw;
+  std::memcpy(&raw, static_cast<char*>(p) - sizeof(void*), sizeof(void*));
+  std::free(raw);
 }
 }  // namespace
 
@@ -59,9 +72,9 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { free_aligned(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { free_aligned(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { free_aligned(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { free_aligned(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { free_aligned(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { free_aligned(p); }
