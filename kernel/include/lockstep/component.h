@@ -115,7 +115,7 @@ constexpr void check_state_type() noexcept {
   static_assert(std::is_trivially_copyable_v<T>,
                 "lockstep: simulation state must be trivially copyable (snapshots copy bytes)");
   static_assert(std::has_unique_object_representations_v<T>,
-                "lockstep: this type has padding bytes (or float members); padding holds "
+                "lockstep: this type has padding bytes (or floating-point members); padding holds "
                 "indeterminate values, so hashes of equal states would differ between peers. "
                 "Add explicit padding fields or reorder members (docs/determinism.md).");
   static_assert(Described<T>, "lockstep: declare the type's fields with LOCKSTEP_COMPONENT(Type, ...)");
