@@ -433,20 +433,9 @@ FileStatus write_snapshot_file(const std::string& path, const StorageView& state
     st.message = path + ": " + st.message;
     return st;
   }
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return fail(ErrorCode::IoError, tmp, 0, "cannot open for writing");
-  const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  bool good = written == bytes.size() && hash::flush_to_disk(f);
-  good = (std::fclose(f) == 0) && good;
-  if (!good) {
-    std::remove(tmp.c_str());
-    return fail(ErrorCode::IoError, tmp, written, "write failed");
-  }
-  if (!hash::replace_file(tmp, path)) {
-    std::remove(tmp.c_str());
-    return fail(ErrorCode::IoError, path, 0, "cannot rename " + tmp + " over it");
-  }
+  hash::WriteFailure failure;
+  if (!hash::write_file_atomically(path, bytes.data(), bytes.size(), failure))
+    return fail(ErrorCode::IoError, failure.failed_path, failure.written, failure.what);
   return FileStatus::Ok();
 }
 
