@@ -7,7 +7,7 @@
 #include "common.h"
 #include "rollback_cli.h"
 
-#include <lockstep/replay/netsim.h>
+#include <lockstep/rollback/netsim.h>
 
 #include <chrono>
 #include <cmath>
@@ -42,14 +42,14 @@ struct NetsimArgs {
 std::uint32_t to_us(double ms) { return static_cast<std::uint32_t>(std::llround(ms * 1000.0)); }
 std::uint32_t to_ppm(double p) { return static_cast<std::uint32_t>(std::llround(p * 1e6)); }
 
-std::string role(const replay::NetsimReport& r, std::uint32_t i) {
+std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
   return r.peers[i].spectator ? std::string("spectator") : "player " + std::to_string(i);
 }
 
 int netsim_cmd(const NetsimArgs& a) {
   const replay::Sim* sim = find_sim_or_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
-  if (a.peers < 1 || a.peers > replay::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
+  if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
   if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   auto bad_p = [](double v) { return !(v >= 0.0 && v <= 1.0); };
@@ -59,7 +59,7 @@ int netsim_cmd(const NetsimArgs& a) {
     return report_error(a.json, kExitBadInput, "--loss, --duplicate and --reorder are probabilities in 0..1");
   if (a.loss >= 1.0 && a.peers > 1) return report_error(a.json, kExitBadInput, "--loss 1 would never deliver anything");
 
-  replay::NetsimOptions o;
+  rollback::NetsimOptions o;
   o.sim = sim;
   o.config.units = a.units;
   o.config.seed = a.seed;
@@ -91,11 +91,11 @@ int netsim_cmd(const NetsimArgs& a) {
   o.hash_interval = a.hash_interval;
   o.tick_hz = a.tick_hz;
 
-  replay::Netsim net(o);
+  rollback::Netsim net(o);
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: cannot set up the match: " + std::string(net.status().message()));
   const auto start = std::chrono::steady_clock::now();
-  const replay::NetsimReport& r = net.run();
+  const rollback::NetsimReport& r = net.run();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: a peer failed: " + std::string(net.status().message()));
@@ -110,15 +110,15 @@ int netsim_cmd(const NetsimArgs& a) {
   // Desync evidence: both peers' states at the first desynced tick, field by field.
   std::string evidence;
   if (r.desync_count != 0) {
-    const replay::NetsimDesync& d = r.desyncs.front();
-    replay::RollbackSession& mine = net.session(d.peer);
+    const rollback::NetsimDesync& d = r.desyncs.front();
+    rollback::RollbackSession& mine = net.session(d.peer);
     const StorageView schema = net.runner(d.peer).world().storage();
     evidence += "peer " + std::to_string(d.peer) + " vs peer " + std::to_string(d.event.peer) + " at confirmed tick " +
                 std::to_string(d.event.tick) + ": " + describe_hash_diff(mine.desync_local_hash(), mine.desync_remote_hash(), schema) + "\n";
     const Snapshot* ours = mine.desync_snapshot();
     const Snapshot* theirs = nullptr;
     if (d.event.peer < net.peers()) {
-      replay::RollbackSession& other = net.session(d.event.peer);
+      rollback::RollbackSession& other = net.session(d.event.peer);
       theirs = other.checkpoint(d.event.tick);
       if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
     }

@@ -5,8 +5,8 @@
 #include "common.h"
 #include "rollback_cli.h"
 
-#include <lockstep/replay/rollback.h>
-#include <lockstep/replay/synctest.h>
+#include <lockstep/rollback/session.h>
+#include <lockstep/rollback/synctest.h>
 
 #include <chrono>
 #include <cstdio>
@@ -32,9 +32,9 @@ struct SyncArgs {
 int synctest_cmd(const SyncArgs& a) {
   if (a.replay.empty() == a.sim.empty())
     return report_error(a.json, kExitBadInput, "synctest: give either a REPLAY file or --sim NAME (with --bot/--ticks)");
-  if (a.distance == 0 || a.distance > replay::kMaxPredictionWindow)
+  if (a.distance == 0 || a.distance > rollback::kMaxPredictionWindow)
     return report_error(a.json, kExitBadInput, "synctest: --check-distance must be 1..64");
-  replay::SyncTestResult r;
+  rollback::SyncTestResult r;
   std::string name;
   const replay::Sim* sim = nullptr;
   replay::SimConfig config;
@@ -45,7 +45,7 @@ int synctest_cmd(const SyncArgs& a) {
     name = loaded.name;
     sim = loaded.sim;
     config = loaded.replay.header.config;
-    r = replay::synctest_replay(*sim, loaded.replay, a.distance);
+    r = rollback::synctest_replay(*sim, loaded.replay, a.distance);
   } else {
     sim = find_sim_or_hidden(a.sim);
     if (sim == nullptr)
@@ -56,7 +56,7 @@ int synctest_cmd(const SyncArgs& a) {
     config.seed = a.seed_given ? a.seed : a.bot;
     for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
     name = a.sim + " (bot " + std::to_string(a.bot) + ")";
-    r = replay::synctest_bots(*sim, config, a.bot, a.ticks, a.distance);
+    r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.status.ok())

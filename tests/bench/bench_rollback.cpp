@@ -14,7 +14,7 @@
 #include "ratio_reporter.h"
 
 #include <lockstep/fixtures/fixtures.h>
-#include <lockstep/replay/rollback.h>
+#include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
 
 #include <benchmark/benchmark.h>
@@ -29,6 +29,7 @@
 
 using namespace lockstep;
 using namespace lockstep::replay;
+using namespace lockstep::rollback;
 
 namespace {
 

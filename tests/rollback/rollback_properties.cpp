@@ -3,7 +3,7 @@
 // inputs, and no peer ever reports a desync.
 #include "rollback/rollback_support.h"
 
-#include <lockstep/replay/synctest.h>
+#include <lockstep/rollback/synctest.h>
 #include <lockstep/replay/trace.h>
 
 #include <gtest/gtest.h>

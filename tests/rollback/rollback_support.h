@@ -2,8 +2,8 @@
 // Shared pieces of the rollback suites: fixture configs, a deliberately broken sim (state
 // outside the world), invariant-check scaling.
 #include <lockstep/fixtures/fixtures.h>
-#include <lockstep/replay/netsim.h>
-#include <lockstep/replay/rollback.h>
+#include <lockstep/rollback/netsim.h>
+#include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
 #include <lockstep/world.h>
@@ -16,6 +16,7 @@ namespace rollback_test {
 
 using namespace lockstep;
 using namespace lockstep::replay;
+using namespace lockstep::rollback;
 
 // Debug builds run the kernel's O(n) invariant check after every mutation: scale down.
 #if defined(LOCKSTEP_CHECK_INVARIANTS)

@@ -2,7 +2,7 @@
 // rollback depth, local-input errors, hostile messages, recorded history.
 #include "rollback/rollback_support.h"
 
-#include <lockstep/replay/sim_network.h>
+#include <lockstep/rollback/sim_network.h>
 
 #include <gtest/gtest.h>
 

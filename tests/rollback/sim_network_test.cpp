@@ -1,5 +1,5 @@
 // SimNetwork: seeded, clock-driven, totally ordered; loss/duplication/reordering counted.
-#include <lockstep/replay/sim_network.h>
+#include <lockstep/rollback/sim_network.h>
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-using namespace lockstep::replay;
+using namespace lockstep::rollback;
 
 namespace {
 struct Delivery {

@@ -2,7 +2,7 @@
 // world is caught with the tick and the component.
 #include "rollback/rollback_support.h"
 
-#include <lockstep/replay/synctest.h>
+#include <lockstep/rollback/synctest.h>
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 // the simulated network and the sync test allocate nothing. Stats line for CI logs:
 //   lockstep-stats rollback_alloc window=<name> ticks=<n> rollbacks=<n> allocations=<n>
 #include <lockstep/fixtures/fixtures.h>
-#include <lockstep/replay/rollback.h>
+#include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/replay/sim_network.h>
+#include <lockstep/rollback/sim_network.h>
 
 #include <gtest/gtest.h>
 
@@ -21,6 +21,7 @@
 
 using namespace lockstep;
 using namespace lockstep::replay;
+using namespace lockstep::rollback;
 
 namespace {
 

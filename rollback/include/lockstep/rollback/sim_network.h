@@ -14,7 +14,7 @@
 // send sequence number). Same seed + same calls → same deliveries, on every host.
 // Memory: `capacity` message slots and per-peer queues are allocated by the constructor;
 // send/receive never allocate. A send that finds every slot in flight is dropped and counted.
-#include <lockstep/replay/transport.h>
+#include <lockstep/rollback/transport.h>
 #include <lockstep/rng.h>
 
 #include <array>
@@ -24,7 +24,7 @@
 #include <span>
 #include <vector>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 struct NetworkConditions {
   std::uint32_t latency_us = 0;        // one-way base delay
@@ -97,4 +97,4 @@ class SimNetwork {
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
 };
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

@@ -1,14 +1,14 @@
 // Sync test driver (replay/synctest.h) over a RollbackSession in sync-test mode.
-#include <lockstep/replay/rollback.h>
-#include <lockstep/replay/synctest.h>
+#include <lockstep/rollback/session.h>
+#include <lockstep/rollback/synctest.h>
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
-SyncTestResult run_synctest(Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames) {
+SyncTestResult run_synctest(replay::Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames) {
   SyncTestResult r;
   if (distance == 0 || distance > kMaxPredictionWindow) {
     r.status = {ErrorCode::InvalidArgument, "synctest: the check distance must be 1..64"};
@@ -52,8 +52,8 @@ SyncTestResult run_synctest(Runner& runner, std::uint32_t distance, std::uint64_
   return r;
 }
 
-SyncTestResult synctest_replay(const Sim& sim, const Replay& replay, std::uint32_t distance) {
-  Runner runner(sim, replay.header.config);
+SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance) {
+  replay::Runner runner(sim, replay.header.config);
   if (!runner.status().ok()) {
     SyncTestResult r;
     r.status = runner.status();
@@ -69,19 +69,19 @@ SyncTestResult synctest_replay(const Sim& sim, const Replay& replay, std::uint32
                       [&](std::uint64_t t, const World&, std::span<std::byte> frame) {
                         const auto f = replay.frame(t);
                         std::copy(f.begin(), f.end(), frame.begin());
-                        Runner::canonical_to_host(type, frame);
+                        replay::Runner::canonical_to_host(type, frame);
                       });
 }
 
-SyncTestResult synctest_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
+SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
                              std::uint32_t distance) {
-  Runner runner(sim, config);
+  replay::Runner runner(sim, config);
   if (!runner.status().ok()) {
     SyncTestResult r;
     r.status = runner.status();
     return r;
   }
-  std::vector<std::unique_ptr<Bot>> bots;
+  std::vector<std::unique_ptr<replay::Bot>> bots;
   for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, bot_seed, p));
   const std::uint32_t in = sim.input_type().size;
   return run_synctest(runner, distance, ticks, [&](std::uint64_t t, const World& w, std::span<std::byte> frame) {
@@ -90,4 +90,4 @@ SyncTestResult synctest_bots(const Sim& sim, const SimConfig& config, std::uint6
   });
 }
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

@@ -1,14 +1,14 @@
 // RollbackSession (replay/rollback.h): input ring, prediction, rollback + resimulation,
 // confirmation, hash exchange, sync test. Wire format: see "Messages" below and
 // docs/rollback.md. Nothing here allocates after the constructor.
-#include <lockstep/replay/rollback.h>
+#include <lockstep/rollback/session.h>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 namespace {
 
@@ -77,8 +77,8 @@ SessionConfig SessionConfig::local_only(std::uint32_t) {
 
 // ---- sinks ------------------------------------------------------------------------------
 
-ReplayLogSink::ReplayLogSink(const Runner& runner, std::uint32_t flags) {
-  replay_.header = make_header(runner.sim(), runner.config(), runner.world().storage(), flags);
+ReplayLogSink::ReplayLogSink(const replay::Runner& runner, std::uint32_t flags) {
+  replay_.header = replay::make_header(runner.sim(), runner.config(), runner.world().storage(), flags);
   if (replay_.header.has_hashes()) replay_.add_hash(runner.hash());
   replay_.complete = true;
 }
@@ -101,7 +101,7 @@ struct RollbackSession::Impl {
     StateHash hash{};
   };
 
-  Runner& runner;
+  replay::Runner& runner;
   World& world;
   SessionConfig cfg;
   Transport* transport;
@@ -162,7 +162,7 @@ struct RollbackSession::Impl {
   std::vector<std::byte> canon;    // one frame, canonical
   std::vector<std::byte> scratch;  // one input struct
 
-  Impl(Runner& r, const SessionConfig& c, Transport* t) : runner(r), world(r.world()), cfg(c), transport(t) {}
+  Impl(replay::Runner& r, const SessionConfig& c, Transport* t) : runner(r), world(r.world()), cfg(c), transport(t) {}
 
   // ---- helpers --------------------------------------------------------------------------
   std::uint32_t slot(std::uint64_t t) const noexcept { return static_cast<std::uint32_t>(t % ring_ticks); }
@@ -367,7 +367,7 @@ struct RollbackSession::Impl {
         return fail({ErrorCode::Internal, "RollbackSession: a confirmed tick left the rings"});
       if (sink != nullptr) {
         std::memcpy(canon.data(), used_at(t), frame_bytes);
-        Runner::host_to_canonical(*input_type, canon);
+        replay::Runner::host_to_canonical(*input_type, canon);
         sink->on_confirmed(t, canon, hash_ring[h]);
       }
       emitted = t + 1;
@@ -479,7 +479,7 @@ struct RollbackSession::Impl {
     for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, frontier[p]);
     for (std::uint32_t i = 0; i < count; ++i, b += input_size) {
       std::memcpy(b, input_at(first + i, player), input_size);
-      Runner::host_to_canonical(*input_type, std::span<std::byte>(b, input_size));
+      replay::Runner::host_to_canonical(*input_type, std::span<std::byte>(b, input_size));
     }
     transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
   }
@@ -554,7 +554,7 @@ struct RollbackSession::Impl {
     for (std::uint32_t i = 0; i < count; ++i, in += input_size) {
       const std::uint64_t t = first + i;
       std::memcpy(scratch.data(), in, input_size);
-      Runner::canonical_to_host(*input_type, scratch);
+      replay::Runner::canonical_to_host(*input_type, scratch);
       if (has(t) && ((known[slot(t)] >> player) & 1u) != 0) {
         if (std::memcmp(input_at(t, player), scratch.data(), input_size) != 0) ++stats.input_conflicts;
         continue;
@@ -682,7 +682,7 @@ struct RollbackSession::Impl {
   }
 };
 
-RollbackSession::RollbackSession(Runner& runner, const SessionConfig& config, Transport* transport)
+RollbackSession::RollbackSession(replay::Runner& runner, const SessionConfig& config, Transport* transport)
     : impl_(std::make_unique<Impl>(runner, config, transport)) {
   impl_->status = impl_->init();
 }
@@ -691,7 +691,7 @@ RollbackSession::~RollbackSession() = default;
 
 Status RollbackSession::status() const noexcept { return impl_->status; }
 const SessionConfig& RollbackSession::config() const noexcept { return impl_->cfg; }
-Runner& RollbackSession::runner() noexcept { return impl_->runner; }
+replay::Runner& RollbackSession::runner() noexcept { return impl_->runner; }
 bool RollbackSession::is_local(std::uint32_t player) const noexcept { return impl_->is_local(player); }
 
 std::uint64_t RollbackSession::local_input_tick(std::uint32_t player) const noexcept {
@@ -764,4 +764,4 @@ const Snapshot* RollbackSession::checkpoint(std::uint64_t tick) const noexcept {
   return m.ckpt_tick[s] == tick && tick <= m.emitted ? &m.ckpt[s] : nullptr;
 }
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

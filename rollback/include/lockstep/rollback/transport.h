@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <span>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 // Largest message a session sends (a safe UDP payload without IP fragmentation).
 inline constexpr std::uint32_t kMaxMessageBytes = 1200;
@@ -28,4 +28,4 @@ class Transport {
   virtual std::uint32_t receive(std::uint32_t& from, std::span<std::byte, kMaxMessageBytes> out) noexcept = 0;
 };
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

@@ -41,7 +41,7 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/replay/transport.h>
+#include <lockstep/rollback/transport.h>
 #include <lockstep/snapshot.h>
 #include <lockstep/status.h>
 
@@ -50,7 +50,7 @@
 #include <memory>
 #include <span>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 inline constexpr std::uint32_t kMaxSessionPlayers = 16;
 inline constexpr std::uint32_t kMaxSessionPeers = 16;
@@ -140,15 +140,15 @@ class ConfirmedSink {
 class ReplayLogSink final : public ConfirmedSink {
  public:
   // `runner` must be at tick 0 (its hash is recorded as the initial state).
-  explicit ReplayLogSink(const Runner& runner,
-                         std::uint32_t flags = kReplayHasHashes | kReplayHasComponentHashes);
+  explicit ReplayLogSink(const replay::Runner& runner,
+                         std::uint32_t flags = replay::kReplayHasHashes | replay::kReplayHasComponentHashes);
   void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
                     const StateHash& after) noexcept override;
-  Replay& replay() noexcept { return replay_; }
-  const Replay& replay() const noexcept { return replay_; }
+  replay::Replay& replay() noexcept { return replay_; }
+  const replay::Replay& replay() const noexcept { return replay_; }
 
  private:
-  Replay replay_;
+  replay::Replay replay_;
 };
 
 // Streams the confirmed history through a ReplayRecorder (crash-safe: a killed process
@@ -156,28 +156,28 @@ class ReplayLogSink final : public ConfirmedSink {
 // initial() written; the first error is kept in status().
 class RecorderSink final : public ConfirmedSink {
  public:
-  explicit RecorderSink(ReplayRecorder& recorder) noexcept : recorder_(recorder) {}
+  explicit RecorderSink(replay::ReplayRecorder& recorder) noexcept : recorder_(recorder) {}
   void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
                     const StateHash& after) noexcept override;
-  const ReplayStatus& status() const noexcept { return status_; }
+  const replay::ReplayStatus& status() const noexcept { return status_; }
 
  private:
-  ReplayRecorder& recorder_;
-  ReplayStatus status_;
+  replay::ReplayRecorder& recorder_;
+  replay::ReplayStatus status_;
 };
 
 class RollbackSession {
  public:
   // `runner` must be at tick 0 and outlive the session; `transport` may be null for a
   // session without peers (sync test). Check status() before use.
-  RollbackSession(Runner& runner, const SessionConfig& config, Transport* transport);
+  RollbackSession(replay::Runner& runner, const SessionConfig& config, Transport* transport);
   ~RollbackSession();
   RollbackSession(const RollbackSession&) = delete;
   RollbackSession& operator=(const RollbackSession&) = delete;
 
   Status status() const noexcept;
   const SessionConfig& config() const noexcept;
-  Runner& runner() noexcept;
+  replay::Runner& runner() noexcept;
 
   // ---- local input ----------------------------------------------------------------------
   bool is_local(std::uint32_t player) const noexcept;
@@ -228,4 +228,4 @@ class RollbackSession {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

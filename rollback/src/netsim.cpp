@@ -1,10 +1,10 @@
 // Netsim (replay/netsim.h): every peer of a match in one process over a SimNetwork.
-#include <lockstep/replay/netsim.h>
+#include <lockstep/rollback/netsim.h>
 
 #include <algorithm>
 #include <string>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 namespace {
 constexpr std::size_t kMaxRecordedDesyncs = 64;
@@ -32,10 +32,10 @@ Netsim::Netsim(const NetsimOptions& options) : options_(options) {
   nc.conditions = options_.network;
   nc.seed = options_.network_seed;
   network_ = std::make_unique<SimNetwork>(nc);
-  const Sim& sim = *options_.sim;
+  const replay::Sim& sim = *options_.sim;
   for (std::uint32_t i = 0; i < options_.peers; ++i) {
     auto peer = std::make_unique<Peer>();
-    peer->runner = std::make_unique<Runner>(sim, options_.config);
+    peer->runner = std::make_unique<replay::Runner>(sim, options_.config);
     if (!peer->runner->status().ok()) {
       status_ = peer->runner->status();
       return;
@@ -126,9 +126,9 @@ const NetsimReport& Netsim::run() {
 
 // Every peer's confirmed history must equal peer 0's, frame by frame and hash by hash.
 void Netsim::check_agreement() {
-  const Replay& ref = peers_[0]->log->replay();
+  const replay::Replay& ref = peers_[0]->log->replay();
   for (std::uint32_t i = 1; i < options_.peers && report_.peers_agree; ++i) {
-    const Replay& r = peers_[i]->log->replay();
+    const replay::Replay& r = peers_[i]->log->replay();
     const std::uint64_t frames = std::min(ref.frame_count(), r.frame_count());
     const std::size_t ncomp = ref.header.components.size();
     for (std::uint64_t t = 0; t <= frames; ++t) {
@@ -157,8 +157,8 @@ void Netsim::check_agreement() {
 // A fresh world replaying peer 0's confirmed inputs must reproduce every recorded hash and
 // every peer's final state.
 void Netsim::check_offline() {
-  const Replay& ref = peers_[0]->log->replay();
-  Runner offline(*options_.sim, options_.config);
+  const replay::Replay& ref = peers_[0]->log->replay();
+  replay::Runner offline(*options_.sim, options_.config);
   if (!offline.status().ok()) {
     report_.offline_agrees = false;
     report_.offline_mismatch = std::string("cannot build the offline world: ") + offline.status().message();
@@ -168,7 +168,7 @@ void Netsim::check_offline() {
   auto check = [&](std::uint64_t t) {
     if (t >= ref.hashes.size()) return true;
     const StateHash& h = offline.hash();
-    const TickHash& th = ref.hashes[t];
+    const replay::TickHash& th = ref.hashes[t];
     bool same = th.total == h.total && th.entities == h.entities && th.archetypes == h.archetypes &&
                 th.resources == h.resources;
     const auto comps = ref.components_at(t);
@@ -186,7 +186,7 @@ void Netsim::check_offline() {
   for (std::uint64_t t = 0; t < ref.frame_count(); ++t) {
     const auto f = ref.frame(t);
     std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(options_.sim->input_type(), frame);
+    replay::Runner::canonical_to_host(options_.sim->input_type(), frame);
     const Status s = offline.step(frame);
     if (!s.ok()) {
       report_.offline_agrees = false;
@@ -207,4 +207,4 @@ void Netsim::check_offline() {
   }
 }
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

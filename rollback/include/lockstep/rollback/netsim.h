@@ -17,10 +17,10 @@
 // confirmed(0) is peer 0's history as a replay (write it with write_replay_file and
 // `lockstep verify` re-checks the match).
 #include <lockstep/replay/replay_file.h>
-#include <lockstep/replay/rollback.h>
+#include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
-#include <lockstep/replay/sim_network.h>
+#include <lockstep/rollback/sim_network.h>
 #include <lockstep/status.h>
 
 #include <cstdint>
@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 struct NetsimOptions {
-  const Sim* sim = nullptr;
-  SimConfig config{};  // config.players: players in the match (<= peers)
+  const replay::Sim* sim = nullptr;
+  replay::SimConfig config{};  // config.players: players in the match (<= peers)
   std::uint64_t bot_seed = 1;
   std::uint32_t peers = 2;
   std::uint64_t ticks = 600;
@@ -95,16 +95,16 @@ class Netsim {
 
   std::uint32_t peers() const noexcept { return options_.peers; }
   RollbackSession& session(std::uint32_t peer) { return *peers_[peer]->session; }
-  Runner& runner(std::uint32_t peer) { return *peers_[peer]->runner; }
-  const Replay& confirmed(std::uint32_t peer) const { return peers_[peer]->log->replay(); }
+  replay::Runner& runner(std::uint32_t peer) { return *peers_[peer]->runner; }
+  const replay::Replay& confirmed(std::uint32_t peer) const { return peers_[peer]->log->replay(); }
   SimNetwork& network() { return *network_; }
 
  private:
   struct Peer {
-    std::unique_ptr<Runner> runner;
+    std::unique_ptr<replay::Runner> runner;
     std::unique_ptr<RollbackSession> session;
     std::unique_ptr<ReplayLogSink> log;
-    std::vector<std::unique_ptr<Bot>> bots;  // indexed by player; null for remote players
+    std::vector<std::unique_ptr<replay::Bot>> bots;  // indexed by player; null for remote players
   };
   void check_agreement();
   void check_offline();
@@ -116,4 +116,4 @@ class Netsim {
   NetsimReport report_;
 };
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

@@ -15,7 +15,7 @@
 #include <functional>
 #include <span>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 struct SyncTestResult {
   Status status;                 // setup or sim failure (bad input), not a mismatch
@@ -36,11 +36,11 @@ using FrameSource = std::function<void(std::uint64_t tick, const World& world, s
 
 // Sync-tests `ticks` ticks on `runner` (at tick 0) with check distance 1..64; stops at the
 // first mismatch.
-SyncTestResult run_synctest(Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames);
+SyncTestResult run_synctest(replay::Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames);
 // ... with the inputs of a replay (which must belong to `sim`).
-SyncTestResult synctest_replay(const Sim& sim, const Replay& replay, std::uint32_t distance);
+SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance);
 // ... with the sim's bots (seed `bot_seed`) for `ticks` ticks.
-SyncTestResult synctest_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
+SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
                              std::uint32_t distance);
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback

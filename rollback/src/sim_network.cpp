@@ -1,10 +1,10 @@
 // SimNetwork: deterministic in-process network (replay/sim_network.h).
-#include <lockstep/replay/sim_network.h>
+#include <lockstep/rollback/sim_network.h>
 
 #include <algorithm>
 #include <cstring>
 
-namespace lockstep::replay {
+namespace lockstep::rollback {
 
 class SimNetwork::Endpoint final : public Transport {
  public:
@@ -126,4 +126,4 @@ std::uint32_t SimNetwork::receive_at(std::uint32_t to, std::uint32_t& from,
   return size;
 }
 
-}  // namespace lockstep::replay
+}  // namespace lockstep::rollback
