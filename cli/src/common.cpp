@@ -160,14 +160,11 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 int load_replay(const std::string& path, bool json, Loaded& out) {
   replay::ReplayStatus st;
   if (path.empty() || path == kEmbedded) {
-    out.name = kEmbeddedReplayName;
-    if (kEmbeddedReplaySize == 0)
+    out.name = std::string(tool().default_replay_name);
+    if (tool().default_replay.empty())
       return report_error(json, kExitBadInput,
-                          "this build has no embedded default replay (fixtures/skirmish/skirmish.replay was missing "
-                          "at build time; run scripts/regen-fixtures and rebuild)");
-    st = replay::decode_replay(
-        std::span<const std::byte>(reinterpret_cast<const std::byte*>(kEmbeddedReplay), kEmbeddedReplaySize), out.replay,
-        out.name);
+                          std::string(tool().name) + " has no default replay: give a replay file");
+    st = replay::decode_replay(tool().default_replay, out.replay, out.name);
   } else {
     out.name = path;
     st = replay::read_replay_file(path, out.replay);

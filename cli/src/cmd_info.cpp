@@ -32,9 +32,10 @@ int info_cmd(const InfoArgs& a) {
   std::string name = a.replay;
   replay::ReplayStatus st;
   if (a.replay == kEmbedded) {
-    name = kEmbeddedReplayName;
-    st = replay::decode_replay(
-        std::span<const std::byte>(reinterpret_cast<const std::byte*>(kEmbeddedReplay), kEmbeddedReplaySize), r, name);
+    name = std::string(tool().default_replay_name);
+    if (tool().default_replay.empty())
+      return report_error(a.json, kExitBadInput, std::string(tool().name) + " has no default replay: give a replay file");
+    st = replay::decode_replay(tool().default_replay, r, name);
   } else {
     st = replay::read_replay_file(a.replay, r);
   }

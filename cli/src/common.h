@@ -1,6 +1,7 @@
 #pragma once
 // Shared plumbing of the `lockstep` subcommands: exit codes, output (human and --json),
 // loading replays, replaying them, timing statistics. Floats here are display-only.
+#include <lockstep/cli/cli.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/replay_file.h>
@@ -105,9 +106,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep = "
 // ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------
 std::uint64_t heap_allocations() noexcept;
 
-// The embedded default replay (embedded_replay.cpp, generated at build time).
-extern const unsigned char kEmbeddedReplay[];
-extern const std::size_t kEmbeddedReplaySize;
-extern const char kEmbeddedReplayName[];
+// The tool being run (set once by lockstep::cli::main): its name and default replay.
+const ToolInfo& tool() noexcept;
 
 }  // namespace lockstep::cli
