@@ -499,7 +499,10 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
   try {
     hash::ByteSpanSource src(bytes.data(), body);
     std::istream is(&src);
-    InArchive ar(is, InArchive::Options::LittleEndian());  // consumes the endianness flag
+    // Options::Default(): the input option names the byte order to load *into* (the host's);
+    // the file's own order comes from the flag byte. LittleEndian() here would byte-swap every
+    // value on a big-endian host (found on s390x). The flag byte was checked to be 1 above.
+    InArchive ar(is, InArchive::Options::Default());  // consumes the endianness flag
     Reader r(src, ar, name);
     std::array<char, 8> magic{};
     std::uint32_t flags = 0;
