@@ -11,12 +11,14 @@ namespace {
 struct RunArgs {
   std::string replay;
   bool json = false;
+  bool allow_partial = false;
   bool no_progress = false;
 };
 
 int run_cmd(const RunArgs& a) {
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
+  if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
   replay::Runner runner(*loaded.sim, loaded.replay.header.config);
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + runner.status().message());
@@ -79,6 +81,7 @@ Command add_run(CLI::App& root) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* app = root.add_subcommand("run", "Replay a recording and print a summary (default: the embedded skirmish replay)");
   app->add_option("replay", args->replay, "Replay file (.replay or .json); omitted: the embedded default");
+  app->add_flag("--allow-partial", args->allow_partial, "Check an incomplete replay (no END block) up to its last complete block");
   app->add_flag("--json", args->json, "Machine-readable summary on stdout");
   app->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
   app->footer("Examples:\n"

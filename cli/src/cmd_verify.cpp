@@ -15,11 +15,13 @@ struct VerifyArgs {
   std::string replay;
   std::string trace;
   bool json = false;
+  bool allow_partial = false;
 };
 
 int verify_cmd(const VerifyArgs& a) {
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
+  if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
   const replay::Replay& r = loaded.replay;
   replay::Trace golden;
   const bool have_golden = !a.trace.empty();
@@ -156,6 +158,7 @@ Command add_verify(CLI::App& root) {
   CLI::App* app = root.add_subcommand("verify", "Replay and check every tick against recorded hashes / a golden trace");
   app->add_option("replay", a->replay, "Replay file")->required();
   app->add_option("--trace", a->trace, "Golden trace to compare every tick against");
+  app->add_flag("--allow-partial", a->allow_partial, "Check an incomplete replay (no END block) up to its last complete block");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
               "  lockstep verify fixtures/skirmish/skirmish.replay --trace fixtures/skirmish/skirmish.trace\n"

@@ -36,6 +36,7 @@ Command add_convert(CLI::App& root);
 Command add_bench(CLI::App& root);
 Command add_synctest(CLI::App& root);  // cmd_synctest.cpp (rollback)
 Command add_netsim(CLI::App& root);    // cmd_netsim.cpp (rollback)
+Command add_snapshot(CLI::App& root);  // cmd_snapshot.cpp
 
 // ---- JSON output ------------------------------------------------------------------------
 class Json {
@@ -82,6 +83,10 @@ struct Loaded {
 // Reads a replay (path or kEmbedded), resolves and checks its sim. On failure prints the
 // error and returns kExitBadInput.
 int load_replay(const std::string& path, bool json, Loaded& out);
+
+// kExitOk when `loaded` is complete, `allow_partial` is set or its name ends in ".partial";
+// otherwise prints why and returns kExitBadInput (partial.cpp).
+int require_complete(const Loaded& loaded, bool allow_partial, bool json);
 
 struct TickStats {
   std::vector<std::uint64_t> step_ns;  // per tick (apply inputs → hash)

@@ -274,6 +274,8 @@ ReplayStatus encode_replay(const Replay& r, std::vector<std::byte>& out) {
 
 namespace {
 
+constexpr std::uint32_t kEndBodyBytes = 1 + 3 * 8;  // cereal endianness flag + frames, hashes, final total
+
 std::uint32_t get_le32(const std::byte* p) {
   std::uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= std::uint32_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
@@ -435,6 +437,19 @@ struct Decoder {
     return ReplayStatus::Ok();
   }
 
+  // True when the file's last bytes, at or after `from`, are a whole END block with a valid
+  // checksum. A truncated recording cannot end that way except by a 2^-64 coincidence.
+  bool ends_with_end_block(std::uint64_t from) const {
+    constexpr std::uint64_t kEndBody = kEndBodyBytes;
+    constexpr std::uint64_t kEndBlock = kBlockFrameBytes + kEndBody + kChecksumBytes;
+    const std::uint64_t size = bytes.size();
+    if (size < from + kEndBlock) return false;
+    const std::uint64_t at = size - kEndBlock;
+    if (get_le32(bytes.data() + at) != kKindEnd || get_le32(bytes.data() + at + 4) != kEndBody) return false;
+    return get_le64(bytes.data() + at + kBlockFrameBytes + kEndBody) ==
+           xxh3_64(bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(kBlockFrameBytes + kEndBody)));
+  }
+
   ReplayStatus run() {
     out = Replay{};
     const std::uint64_t size = bytes.size();
@@ -478,9 +493,16 @@ struct Decoder {
         return fail(ErrorCode::Corrupt, name, pos, "expected the HEAD block, found '" + kind_name(block_kind) + "'");
       if (have_head && block_kind == kKindHead) return corrupt("a second HEAD block");
       if (len > kMaxBlockBody) return corrupt("body length " + std::to_string(len) + " exceeds the 64 MiB maximum");
+      if (block_kind == kKindEnd && len != kEndBodyBytes)
+        return corrupt("body length " + std::to_string(len) + ", an END body is always " + std::to_string(kEndBodyBytes) + " bytes");
       const std::uint64_t total = kBlockFrameBytes + std::uint64_t{len} + kChecksumBytes;
       if (total > left) {
         if (!have_head) return fail(ErrorCode::Corrupt, name, pos, "truncated inside the HEAD block");
+        // An interrupted recording ends mid-block; a file that still ends with an intact END
+        // block was complete, so the length field itself is damaged (one flipped bit).
+        if (ends_with_end_block(pos + kBlockFrameBytes))
+          return corrupt("body length " + std::to_string(len) + " runs " + std::to_string(total - left) +
+                         " bytes past the end of the file, which ends with an intact END block: the length field is damaged");
         truncation = "file ends inside a " + kind_name(block_kind) + " block (tick " + std::to_string(block_tick) +
                      ") at byte " + std::to_string(pos) + ": " + std::to_string(left) + " of " + std::to_string(total) +
                      " bytes present";

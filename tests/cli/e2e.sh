@@ -138,10 +138,19 @@ case $kind in
     expect 2 "$L" verify head.replay
     contains err "HEAD"
     head -c $((size / 2)) "$replay" > half.replay
-    expect 0 "$L" verify half.replay
+    # An incomplete replay fails verify/run unless asked for (or named *.partial).
+    expect 2 "$L" verify half.replay
+    contains err "incomplete replay"
+    contains err "allow-partial"
+    expect 2 "$L" run --no-progress half.replay
+    contains err "incomplete replay"
+    expect 0 "$L" verify half.replay --allow-partial
     contains err "warning"
     contains err "no END block"
-    expect 1 "$L" verify half.replay --trace "$trace"
+    cp half.replay half.replay.partial
+    expect 0 "$L" verify half.replay.partial
+    expect 0 "$L" run --no-progress half.replay.partial
+    expect 1 "$L" verify half.replay --allow-partial --trace "$trace"
     expect 0 "$L" info half.replay
     contains out "complete      NO" ;;
   mismatch)

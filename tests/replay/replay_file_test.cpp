@@ -206,22 +206,48 @@ TEST(ReplayBadInput, EverySingleBitFlipIsDetected) {
       bad[i] ^= static_cast<std::byte>(1u << bit);
       Replay r;
       const ReplayStatus st = decode_replay(bad, r, "flip.replay");
+      // The file was complete: no flip may pass as an interrupted recording (which would
+      // load a prefix with only a warning).
       if (!st.ok()) {
         ++errors;
+        // Mismatch: a flipped format-version field reads as another version.
+        EXPECT_TRUE(st.code == ErrorCode::Corrupt || (i >= 8 && i < 12 && st.code == ErrorCode::Mismatch)) << st.message;
         EXPECT_NE(st.message.find("flip.replay: byte "), std::string::npos);
       } else {
-        // Only a flip that makes the last block's length overrun the file can pass as a
-        // truncation, and then it must warn.
         ++warned;
-        EXPECT_FALSE(r.warnings.empty()) << "bit " << bit << " of byte " << i << " went unnoticed";
-        EXPECT_FALSE(r.complete);
+        ADD_FAILURE() << "bit " << bit << " of byte " << i << " loaded " << r.frame_count() << " ticks, complete "
+                      << r.complete << (r.warnings.empty() ? std::string() : ": " + r.warnings[0]);
       }
       // Without checksums, the body parsers see the corruption: they must not crash either.
       Replay unchecked;
       (void)decode_replay(bad, unchecked, "flip.replay", DecodeOptions{false});
     }
   }
-  EXPECT_GT(errors, warned);
+  EXPECT_EQ(warned, 0u);
+  EXPECT_EQ(errors, bin.size() * 8);
+}
+
+// A flipped bit in a block's length field that points past the end of a complete file is
+// damage, not truncation: the file still ends with an intact END block.
+TEST(ReplayBadInput, LengthFieldFlipsOfACompleteFileAreCorrupt) {
+  const auto bin = small_file();
+  const auto edges = block_edges(bin);
+  std::size_t overruns = 0;
+  for (std::size_t e = 0; e + 1 < edges.size(); ++e) {
+    const std::size_t at = edges[e] + 4;
+    for (int bit = 0; bit < 32; ++bit) {
+      auto bad = bin;
+      bad[at + bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
+      Replay r;
+      const ReplayStatus st = decode_replay(bad, r, "len.replay");
+      ASSERT_FALSE(st.ok()) << "length bit " << bit << " of the block at byte " << edges[e] << " passed";
+      EXPECT_EQ(st.code, ErrorCode::Corrupt);
+      EXPECT_EQ(st.offset, edges[e]) << st.message;
+      if (st.message.find("past the end of the file") != std::string::npos) ++overruns;
+    }
+  }
+  // Every block's high length bits overrun the file (the rest fail their checksum).
+  EXPECT_GT(overruns, edges.size());
 }
 
 TEST(ReplayBadInput, WrongMagicVersionReservedAreErrors) {
