@@ -39,7 +39,7 @@ int main(int argc, char** argv, const ToolInfo& info) {
   }
   try {
     for (const Command& c : commands)
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) return finish_stdout(c.run());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", name.c_str(), e.what());
     return kExitBadInput;

@@ -47,6 +47,8 @@ std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
 }
 
 int netsim_cmd(const NetsimArgs& a) {
+  if (!a.record.empty())
+    if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   const replay::Sim* sim = find_sim_or_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");

@@ -29,6 +29,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 int record_cmd(const RecordArgs& a) {
+  if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
   const replay::Sim* sim = replay::find_sim(a.sim);
   if (sim == nullptr)
     return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");

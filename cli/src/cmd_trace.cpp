@@ -4,7 +4,9 @@
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/replay/trace.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace lockstep::cli {
 
@@ -19,26 +21,24 @@ struct TraceArgs {
 
 int write_text(const std::string& path, const std::string& text, std::string& error) {
   if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      error = std::string("cannot write standard output: ") + std::strerror(errno != 0 ? errno : EIO);
+      return kExitBadInput;
+    }
     return kExitOk;
   }
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    error = tmp + ": cannot open for writing";
-    return kExitBadInput;
-  }
-  bool good = std::fwrite(text.data(), 1, text.size(), f) == text.size() && hash::flush_to_disk(f);
-  good = (std::fclose(f) == 0) && good;
-  if (!good || !hash::replace_file(tmp, path)) {
-    std::remove(tmp.c_str());
-    error = path + ": write failed";
+  hash::WriteFailure failure;
+  if (!hash::write_file_atomically(path, text.data(), text.size(), failure)) {
+    error = failure.failed_path + ": " + failure.what;
     return kExitBadInput;
   }
   return kExitOk;
 }
 
 int trace_cmd(const TraceArgs& a) {
+  if (a.out != "-")
+    if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
   Loaded loaded;
   std::string text;
   std::uint64_t lines = 0;

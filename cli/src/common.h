@@ -72,6 +72,14 @@ std::string hex(std::uint64_t v);
 std::string describe_sims();  // "skirmish, duel"
 bool stderr_is_tty() noexcept;
 
+// ---- output (output.cpp) -----------------------------------------------------------------
+// kExitOk when `path` can be written (hash::inspect_destination); otherwise prints why and
+// returns kExitBadInput. Called before any work is done for that output.
+int check_output(const std::string& path, bool json);
+// Flushes stdout; on a write error (ENOSPC, EPIPE, /dev/full) prints strerror and turns an
+// exit 0 into 2. lockstep::cli::main returns through it.
+int finish_stdout(int rc);
+
 // ---- replays ----------------------------------------------------------------------------
 inline constexpr const char* kEmbedded = "<embedded>";
 

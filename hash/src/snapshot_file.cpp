@@ -1,4 +1,5 @@
 // Snapshot files (docs/hashing.md, "Snapshot files").
+#include <lockstep/hash/bounded_read.h>
 #include <lockstep/hash/byte_stream.h>
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/hash/snapshot_file.h>
@@ -529,24 +530,19 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
 
 namespace {
 FileStatus read_all(const std::string& path, const World& target, std::vector<std::byte>& bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return fail(ErrorCode::IoError, path, 0, "cannot open for reading");
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
-  if (std::fseek(f, 0, SEEK_END) != 0) return fail(ErrorCode::IoError, path, 0, "cannot seek");
-  const long end = std::ftell(f);
-  if (end < 0 || std::fseek(f, 0, SEEK_SET) != 0) return fail(ErrorCode::IoError, path, 0, "cannot determine size");
-  const auto size = static_cast<std::uint64_t>(end);
-  const std::uint64_t bound = max_snapshot_file_size(target);
-  if (size > bound)
-    return fail(ErrorCode::CapacityExceeded, path, 0,
-                "file is " + std::to_string(size) + " bytes, more than the " + std::to_string(bound) +
-                    " bytes any state of the target world can take");
-  bytes.resize(static_cast<std::size_t>(size));
-  const std::size_t got = std::fread(bytes.data(), 1, bytes.size(), f);
-  if (got != bytes.size()) return fail(ErrorCode::IoError, path, got, "short read");
+  hash::ReadLimits limits;
+  limits.max_file_bytes = max_snapshot_file_size(target);
+  limits.max_stream_bytes = limits.max_file_bytes;
+  limits.sniff_bytes = 1 + sizeof(kSnapshotFileMagic);
+  const auto sniff = [](std::span<const std::byte> head) -> std::string {
+    if (head.empty()) return {};  // decode_snapshot reports the truncation
+    if (std::to_integer<std::uint8_t>(head[0]) != 1 ||
+        std::memcmp(head.data() + 1, kSnapshotFileMagic, std::min(head.size() - 1, sizeof(kSnapshotFileMagic))) != 0)
+      return "bad magic: not a lockstep snapshot file";
+    return {};
+  };
+  hash::ReadFailure failure;
+  if (!hash::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
   return FileStatus::Ok();
 }
 }  // namespace

@@ -91,6 +91,12 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
   if (key >= detail::kMaxTypeKeys)
     return {ErrorCode::CapacityExceeded, "registerComponent: too many distinct types in this process"};
   if (component_by_key_[key] != 0xFFFF) return {ErrorCode::AlreadyRegistered, "registerComponent: already registered"};
+  // Names key snapshot files and traces: two types sharing one would make every snapshot of
+  // this world unloadable ("appears twice"), so the second is refused here, up front.
+  if (componentIdByName(d.name) >= 0)
+    return {ErrorCode::AlreadyRegistered,
+            "registerComponent: a different component type with the same name is registered (names identify types "
+            "in snapshots and traces; give one a distinct name with LOCKSTEP_COMPONENT_NAMED)"};
   if (component_count_ >= config_.max_components)
     return {ErrorCode::CapacityExceeded, "registerComponent: WorldConfig::max_components reached"};
   if (align > kColumnAlign) return {ErrorCode::InvalidArgument, "registerComponent: alignment above 64"};
@@ -105,6 +111,10 @@ Status World::register_resource(std::uint32_t key, const TypeDescriptor& d, std:
   if (key >= detail::kMaxTypeKeys)
     return {ErrorCode::CapacityExceeded, "registerResource: too many distinct types in this process"};
   if (resource_by_key_[key] != 0xFFFF) return {ErrorCode::AlreadyRegistered, "registerResource: already registered"};
+  if (resourceIdByName(d.name) >= 0)
+    return {ErrorCode::AlreadyRegistered,
+            "registerResource: a different resource type with the same name is registered (names identify types "
+            "in snapshots and traces; give one a distinct name with LOCKSTEP_COMPONENT_NAMED)"};
   if (resource_count_ >= config_.max_resources)
     return {ErrorCode::CapacityExceeded, "registerResource: WorldConfig::max_resources reached"};
   const std::uint64_t offset = align_up(resource_used_, align);

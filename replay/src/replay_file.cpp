@@ -1,5 +1,6 @@
 // Replay files, binary form v1 (docs/replay-format.md).
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/bounded_read.h>
 #include <lockstep/hash/byte_stream.h>
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/replay/replay_file.h>
@@ -9,6 +10,7 @@
 #include <cereal/archives/portable_binary.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <istream>
@@ -592,22 +594,27 @@ bool looks_like_json(std::span<const std::byte> bytes) noexcept {
 
 ReplayStatus read_replay_file(const std::string& path, Replay& out) {
   out = Replay{};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return fail(ErrorCode::IoError, path, 0, "cannot open for reading");
-  std::vector<std::byte> bytes;
-  std::byte buf[65536];
-  for (;;) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, f);
-    if (n == 0) break;
-    if (static_cast<std::uint64_t>(bytes.size()) + n > kMaxReplayFileBytes) {
-      std::fclose(f);
-      return fail(ErrorCode::Corrupt, path, bytes.size(), "file larger than the 4 GiB maximum");
+  hash::ReadLimits limits;
+  limits.max_file_bytes = kMaxReplayFileBytes;
+  limits.max_stream_bytes = kMaxStreamedReplayBytes;
+  limits.sniff_bytes = kPreambleBytes;
+  // Binary replays start with the magic, JSON ones with '{' after optional whitespace.
+  const auto sniff = [](std::span<const std::byte> head) -> std::string {
+    std::size_t i = 0;
+    while (i < head.size()) {
+      const auto c = std::to_integer<unsigned char>(head[i]);
+      if (c != ' ' && c != '\t' && c != '\r' && c != '\n') break;
+      ++i;
     }
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  const bool err = std::ferror(f) != 0;
-  std::fclose(f);
-  if (err) return fail(ErrorCode::IoError, path, bytes.size(), "read error");
+    if (i < head.size() && std::to_integer<unsigned char>(head[i]) == '{') return {};
+    if (i == head.size() && i != 0) return {};  // whitespace only so far: the JSON reader decides
+    if (std::memcmp(head.data(), kReplayMagic, std::min<std::size_t>(head.size(), 8)) != 0)
+      return "not a lockstep replay (bad magic)";
+    return {};
+  };
+  std::vector<std::byte> bytes;
+  hash::ReadFailure failure;
+  if (!hash::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
   if (looks_like_json(bytes))
     return decode_replay_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), out, path);
   return decode_replay(bytes, out, path);
@@ -646,8 +653,9 @@ ReplayRecorder::~ReplayRecorder() {
 }
 
 ReplayStatus ReplayRecorder::write(const std::vector<std::byte>& bytes) {
+  errno = 0;
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size() || std::fflush(file_) != 0)
-    return fail(ErrorCode::IoError, partial_, written_, "write failed");
+    return fail(ErrorCode::IoError, partial_, written_, hash::with_errno("write failed"));
   written_ += bytes.size();
   return ReplayStatus::Ok();
 }
@@ -656,15 +664,20 @@ ReplayStatus ReplayRecorder::open(const std::string& path, const ReplayHeader& h
   if (file_ != nullptr) return fail(ErrorCode::InvalidArgument, path, 0, "recorder already open");
   ReplayStatus st = validate_header(header, path, 0);
   if (!st.ok()) return st;
-  path_ = path;
-  partial_ = path + ".partial";
+  hash::Destination dest;
+  std::string error;
+  if (!hash::inspect_destination(path, dest, error)) return fail(ErrorCode::IoError, path, 0, error);
+  direct_ = dest.direct;
+  path_ = dest.path;
+  partial_ = direct_ ? dest.path : dest.path + ".partial";
   header_ = header;
   pending_ = Replay{};
   pending_.header = header;
   frames_ = pair_start_ = written_ = last_total_ = hashes_ = 0;
   hash0_written_ = false;
+  errno = 0;
   file_ = std::fopen(partial_.c_str(), "wb");
-  if (file_ == nullptr) return fail(ErrorCode::IoError, partial_, 0, "cannot open for writing");
+  if (file_ == nullptr) return fail(ErrorCode::IoError, partial_, 0, hash::with_errno("cannot open for writing"));
   std::vector<std::byte> bytes;
   append_preamble(bytes);
   append_head(bytes, header_);
@@ -751,13 +764,18 @@ ReplayStatus ReplayRecorder::close() {
     append_end(bytes, frames_, hash_count, header_.has_hashes() ? last_total_ : 0);
     st = write(bytes);
   }
-  bool good = st.ok() && hash::flush_to_disk(file_);
+  errno = 0;
+  // fsync is for files that are renamed into place; a device or pipe only needs its flush.
+  bool good = st.ok() && (direct_ ? std::fflush(file_) == 0 : hash::flush_to_disk(file_));
   good = (std::fclose(file_) == 0) && good;
+  const std::string why = hash::with_errno("close failed");
   file_ = nullptr;
   if (!st.ok()) return st;
-  if (!good) return fail(ErrorCode::IoError, partial_, written_, "close failed");
+  if (!good) return fail(ErrorCode::IoError, partial_, written_, why);
+  if (direct_) return ReplayStatus::Ok();
+  errno = 0;
   if (!hash::replace_file(partial_, path_))
-    return fail(ErrorCode::IoError, path_, 0, "cannot rename " + partial_ + " over it");
+    return fail(ErrorCode::IoError, path_, 0, hash::with_errno("cannot rename " + partial_ + " over it"));
   return ReplayStatus::Ok();
 }
 

@@ -41,5 +41,7 @@ ReplayStatus fail_tick(ErrorCode code, std::string_view file, std::uint64_t offs
                        const std::string& what);
 std::string kind_name(std::uint32_t kind);
 ReplayStatus validate_header(const ReplayHeader& h, std::string_view file, std::uint64_t offset);
+// JSON syntax and duplicate keys, with line:column (json_syntax.cpp).
+ReplayStatus check_json_syntax(std::string_view text, std::string_view name);
 
 }  // namespace lockstep::replay::replay_detail

@@ -191,6 +191,7 @@ ReplayStatus decode_replay_json(std::string_view text, Replay& out, std::string_
   out = Replay{};
   if (text.size() > (512u << 20)) return fail(ErrorCode::Corrupt, name, 0, "JSON replay larger than 512 MiB");
   if (!nesting_ok(text, 16)) return fail(ErrorCode::Corrupt, name, 0, "JSON nested deeper than 16 levels");
+  if (ReplayStatus syntax = check_json_syntax(text, name); !syntax.ok()) return syntax;
   JsonReplay j;
   try {
     std::istringstream is{std::string(text)};

@@ -1,4 +1,5 @@
 // Trace text format (replay/trace.h, docs/replay-format.md).
+#include <lockstep/hash/bounded_read.h>
 #include <lockstep/replay/trace.h>
 
 #include "replay_io.h"
@@ -143,22 +144,21 @@ ReplayStatus parse_trace(std::string_view text, Trace& out, std::string_view nam
 }
 
 ReplayStatus read_trace_file(const std::string& path, Trace& out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return fail(ErrorCode::IoError, path, 0, "cannot open for reading");
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, f);
-    if (n == 0) break;
-    if (text.size() + n > kMaxTraceBytes) {
-      std::fclose(f);
-      return fail(ErrorCode::Corrupt, path, text.size(), "trace larger than 1 GiB");
-    }
-    text.append(buf, n);
-  }
-  const bool err = std::ferror(f) != 0;
-  std::fclose(f);
-  if (err) return fail(ErrorCode::IoError, path, text.size(), "read error");
+  hash::ReadLimits limits;
+  limits.max_file_bytes = kMaxTraceBytes;
+  limits.max_stream_bytes = kMaxTraceBytes;
+  limits.sniff_bytes = 4096;
+  // A trace is text: a NUL byte in its first 4 KiB means a binary file or a device.
+  const auto sniff = [](std::span<const std::byte> head) -> std::string {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == std::byte{0}) return "not a text trace (NUL byte at offset " + std::to_string(i) + ")";
+    return {};
+  };
+  std::vector<std::byte> bytes;
+  hash::ReadFailure failure;
+  if (!hash::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  bytes = {};
   return parse_trace(text, out, path);
 }
 

@@ -22,3 +22,19 @@ foreach(replay ${_fixture_replays})
     endforeach()
   endif()
 endforeach()
+
+# Reliability cases (tests/cli/reliability.sh): destinations, bounded reads, stdout errors,
+# damaged-but-complete replays. Exit 77 = skipped (e.g. not root for the device-node part).
+set(_rel ${CMAKE_CURRENT_LIST_DIR}/reliability.sh)
+function(lockstep_cli_reliability name)
+  add_test(NAME cli.${name} COMMAND bash ${_rel} ${name} $<TARGET_FILE:lockstep> ${PROJECT_SOURCE_DIR} ${_work} ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77
+                       ENVIRONMENT LOCKSTEP_SANITIZED=${LOCKSTEP_SANITIZE})
+endfunction()
+foreach(case bounded_reads stdout_full destinations)
+  lockstep_cli_reliability(${case})
+endforeach()
+foreach(replay ${_fixture_replays})
+  get_filename_component(stem ${replay} NAME_WE)
+  lockstep_cli_reliability(damaged_length.${stem} ${replay})
+endforeach()

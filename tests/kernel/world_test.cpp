@@ -126,7 +126,9 @@ struct Many {
 template <int I>
 inline const lockstep::TypeDescriptor& lockstep_describe(const Many<I>*) noexcept {
   static constexpr lockstep::FieldDescriptor fields[] = {lockstep::detail::make_field<std::int32_t>("v", 0)};
-  static constexpr lockstep::TypeDescriptor d{"Many", 4, 4, fields, 1};
+  // Distinct names: a world refuses two types with the same name (they key snapshot files).
+  static constexpr char name[] = {'M', 'a', 'n', 'y', static_cast<char>('0' + I / 10), static_cast<char>('0' + I % 10), '\0'};
+  static constexpr lockstep::TypeDescriptor d{name, 4, 4, fields, 1};
   return d;
 }
 template <int... I>

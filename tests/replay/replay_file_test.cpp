@@ -388,3 +388,34 @@ TEST(Trace, ParsesWhatItWritesAndNamesDifferences) {
 
 }  // namespace
 }  // namespace replay_test
+
+
+namespace replay_test {
+namespace {
+// JSON replays: syntax errors and duplicate keys name the line and column (cereal alone said
+// "rapidjson internal assertion failure: IsObject()" and kept one of two duplicate keys).
+TEST(ReplayBadInput, JsonErrorsNameLineAndColumn) {
+  Replay r;
+  ReplayStatus st = decode_replay_json("{\n  \"lockstep_replay\": {\n    \"frames\": [1,, 2]\n  }\n}\n", r, "syntax.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code, ErrorCode::Corrupt);
+  EXPECT_NE(st.message.find("syntax.json: byte 42: JSON line 3:18: Invalid value."), std::string::npos) << st.message;
+
+  st = decode_replay_json("{\"lockstep_replay\": {\"sim\": \"duel\",\n \"sim\": \"skirmish\"}}", r, "dup.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code, ErrorCode::Corrupt);
+  EXPECT_NE(st.message.find("JSON line 2:2: duplicate key \"sim\""), std::string::npos) << st.message;
+
+  st = decode_replay_json("{\"lockstep_replay\": {}} {", r, "two.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message.find("JSON line 1:25: unexpected text after the end of the document"), std::string::npos)
+      << st.message;
+
+  // Same key names in different objects are fine (the reader then reports what is missing).
+  st = decode_replay_json("{\"lockstep_replay\": {\"config\": {\"seed\": 1}, \"seed\": 2}}", r, "nested.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message.find("duplicate"), std::string::npos) << st.message;
+}
+
+}  // namespace
+}  // namespace replay_test

@@ -173,7 +173,12 @@ constexpr void check_state_type() noexcept {
 #define LOCKSTEP_FIELD_ENTRY_(f) \
   ::lockstep::detail::make_field<decltype(LockstepSelf_::f)>(#f, offsetof(LockstepSelf_, f))
 
-#define LOCKSTEP_COMPONENT(Type, ...)                                                          \
+// The descriptor's name is the type as written (`Pos`); it identifies the type in snapshot
+// files, checkpoints, traces and replays, so a world refuses two types with the same name
+// (World::registerComponent → AlreadyRegistered). Two same-named types in different
+// namespaces take distinct names with LOCKSTEP_COMPONENT_NAMED(Pos, "physics.Pos", x, y).
+#define LOCKSTEP_COMPONENT(Type, ...) LOCKSTEP_COMPONENT_NAMED(Type, #Type, __VA_ARGS__)
+#define LOCKSTEP_COMPONENT_NAMED(Type, Name, ...)                                              \
   [[maybe_unused]] inline const ::lockstep::TypeDescriptor& lockstep_describe(const Type*) noexcept { \
     using LockstepSelf_ = Type;                                                                \
     static constexpr ::lockstep::FieldDescriptor fields[] = {                                  \
@@ -182,7 +187,7 @@ constexpr void check_state_type() noexcept {
                   "LOCKSTEP_COMPONENT(" #Type "): the listed fields must cover every byte of "  \
                   "the type, in declaration order, with no gaps (padding breaks hashing)");    \
     static constexpr ::lockstep::TypeDescriptor descriptor{                                    \
-        #Type, static_cast<std::uint32_t>(sizeof(Type)),                                       \
+        Name, static_cast<std::uint32_t>(sizeof(Type)),                                        \
         static_cast<std::uint32_t>(alignof(Type)), fields,                                     \
         static_cast<std::uint32_t>(sizeof(fields) / sizeof(fields[0]))};                       \
     return descriptor;                                                                         \

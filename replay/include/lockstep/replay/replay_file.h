@@ -34,6 +34,7 @@ inline constexpr std::uint32_t kReplayFormatVersion = 1;
 // Sane maxima, checked before allocating.
 inline constexpr std::uint32_t kMaxBlockBody = 64u << 20;       // bytes of one block body
 inline constexpr std::uint64_t kMaxReplayFileBytes = 1ull << 32;  // whole file (4 GiB)
+inline constexpr std::uint64_t kMaxStreamedReplayBytes = 256ull << 20;  // from a pipe or device (256 MiB)
 inline constexpr std::uint32_t kMaxBlockTicks = 4096;           // frames per INPT block
 inline constexpr std::uint32_t kMaxSimName = 64;
 inline constexpr std::uint32_t kMaxTypeName = 255;
@@ -161,7 +162,9 @@ ReplayStatus check_replay_sim(const Replay& replay, const Sim& sim, std::string_
 // ---- streaming recorder -----------------------------------------------------------------
 // Writes PATH.partial block by block, flushing after each block, and renames it to PATH on
 // close(). A process killed mid-recording leaves PATH.partial, which read_replay_file loads
-// up to its last complete block (with a warning). Order of calls:
+// up to its last complete block (with a warning). PATH is inspected first
+// (hash::inspect_destination): a symlink's target is what gets replaced, and a device or FIFO
+// is written directly (partial_path() == its path, nothing renamed). Order of calls:
 //   open(path, header) → [initial(hash0)] → { tick(frame, hash) [checkpoint(state)] }* → close()
 class ReplayRecorder {
  public:
@@ -199,6 +202,7 @@ class ReplayRecorder {
   std::uint64_t written_ = 0;
   std::uint64_t hashes_ = 0;
   bool hash0_written_ = false;
+  bool direct_ = false;  // writing a device/FIFO in place
 };
 
 }  // namespace lockstep::replay

@@ -1,0 +1,33 @@
+// Output handling shared by every subcommand: destinations are inspected before any work
+// (so `record -o DIR` fails before simulating the match), and standard output is flushed and
+// checked before the exit code is returned (so `trace x >/dev/full` cannot exit 0 with a
+// truncated trace).
+#include "common.h"
+
+#include <lockstep/hash/durable_file.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace lockstep::cli {
+
+int check_output(const std::string& path, bool json) {
+  hash::Destination dest;
+  std::string error;
+  if (hash::inspect_destination(path, dest, error)) return kExitOk;
+  return report_error(json, kExitBadInput, (path.empty() ? std::string("-o ''") : path) + ": " + error);
+}
+
+int finish_stdout(int rc) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && std::ferror(stdout) == 0) return rc;
+  std::fprintf(stderr, "lockstep: error: cannot write standard output: %s\n",
+               !flushed && err != 0 ? std::strerror(err) : "write error");
+  // A mismatch found stays a mismatch; otherwise the lost output makes the run a failure.
+  return rc == kExitOk ? int{kExitBadInput} : rc;
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,97 @@
+// Syntax pass over a JSON replay before cereal reads it: cereal's JSON archive ignores
+// rapidjson's parse error and then fails on its first lookup with "rapidjson internal
+// assertion failure: IsObject()", which names no position; and rapidjson keeps duplicate
+// keys, of which cereal silently reads one. This pass reports both with line:column.
+#include "replay_io.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <string>
+#include <vector>
+
+namespace lockstep::replay::replay_detail {
+
+namespace {
+
+struct LineColumn {
+  std::uint64_t line = 1, column = 1;
+};
+LineColumn line_column(std::string_view text, std::size_t offset) {
+  LineColumn lc;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++lc.line;
+      lc.column = 1;
+    } else {
+      ++lc.column;
+    }
+  }
+  return lc;
+}
+
+// SAX handler: one key list per open object; a repeated key stops the parse.
+struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DuplicateKeys> {
+  const rapidjson::StringStream* stream = nullptr;
+  std::vector<std::vector<std::string>> open;
+  std::string duplicate;
+  std::size_t duplicate_end = 0;  // offset just after the repeated key
+
+  bool StartObject() {
+    open.emplace_back();
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    open.pop_back();
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    std::vector<std::string>& keys = open.back();
+    const std::string k(s, n);
+    for (const std::string& seen : keys) {
+      if (seen == k) {
+        duplicate = k;
+        duplicate_end = stream->Tell();
+        return false;
+      }
+    }
+    keys.push_back(k);
+    return true;
+  }
+  bool Default() { return true; }
+};
+
+}  // namespace
+
+ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
+  const std::string copy(text);  // rapidjson reads a NUL-terminated buffer
+  rapidjson::StringStream ss(copy.c_str());
+  DuplicateKeys handler;
+  handler.stream = &ss;
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult r = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(ss, handler);
+  if (!r.IsError()) {
+    // Only whitespace may follow the document.
+    std::size_t i = ss.Tell();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
+    if (i == text.size()) return ReplayStatus::Ok();
+    const LineColumn lc = line_column(text, i);
+    return fail(ErrorCode::Corrupt, name, i,
+                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
+                    ": unexpected text after the end of the document");
+  }
+  if (!handler.duplicate.empty()) {
+    const std::size_t at = handler.duplicate_end;
+    const LineColumn lc = line_column(text, at);
+    return fail(ErrorCode::Corrupt, name, at,
+                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": duplicate key \"" +
+                    handler.duplicate + "\"");
+  }
+  const std::size_t at = r.Offset();
+  const LineColumn lc = line_column(text, at);
+  return fail(ErrorCode::Corrupt, name, at,
+              "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
+                  rapidjson::GetParseError_En(r.Code()));
+}
+
+}  // namespace lockstep::replay::replay_detail
