@@ -11,6 +11,34 @@ namespace lockstep::cli {
 
 namespace {
 ToolInfo g_tool;
+
+// CLI11 converts "-1" to 2^64-1 for unsigned options; every unsigned option refuses a sign.
+void refuse_negative_unsigned(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_name().find("UINT") == std::string::npos) continue;
+    o->check(CLI::Validator(
+        [](std::string& v) { return !v.empty() && v[0] == '-' ? "must not be negative: " + v : std::string(); },
+        "", "non-negative"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
+// CLI11 checks required options and subcommands before it reports words it did not
+// recognise, so `lockstep frobnicate` said only "A subcommand is required" and a mistyped
+// `--tick 5` only "--ticks is required". The unrecognised words are named as well.
+std::string usage_message(const CLI::App* app, const CLI::Error& e) {
+  std::string msg = std::string(g_tool.name) + ": error: " + e.what();
+  std::vector<std::string> extra = app->remaining(true);
+  if (!extra.empty() && e.get_name() != "ExtrasError") {
+    const std::size_t before = msg.size();
+    msg += " (not recognised:";
+    for (const std::string& w : extra)
+      if (msg.find(w) == std::string::npos) msg += " '" + w + "'";
+    if (msg.back() == ':') msg.resize(before);  // every word was already named
+    else msg += ")";
+  }
+  return msg + "\nRun with --help for more information.\n";
+}
 }  // namespace
 
 const ToolInfo& tool() noexcept { return g_tool; }
@@ -31,6 +59,8 @@ int main(int argc, char** argv, const ToolInfo& info) {
   const Command commands[] = {add_run(app),   add_record(app),  add_verify(app), add_trace(app),
                               add_info(app),  add_convert(app), add_bench(app),
                               add_synctest(app), add_netsim(app), add_snapshot(app)};
+  refuse_negative_unsigned(app);
+  app.failure_message(usage_message);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,7 @@
 // lockstep netsim --sim NAME --peers P --latency-ms L --jitter-ms J --loss X --ticks N --seed S
 // A whole rollback match in one process over a deterministic simulated network: checks that
 // every peer agrees on every confirmed tick and that an offline replay of the confirmed inputs
-// reproduces them. Exit 0 ok; 1 desync / disagreement / did not finish; 2 bad input.
+// reproduces them. Exit 0 ok; 1 desync / disagreement; 2 bad input; 3 did not finish.
 // Floats here are display and argument parsing only: conditions are converted to integer
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
@@ -133,10 +133,13 @@ int netsim_cmd(const NetsimArgs& a) {
   }
 
   const bool ok = r.ok();
+  // Not finishing (peers starved of inputs) is not evidence of a desync: its own exit code.
+  const bool unfinished_only = !r.finished && r.desync_count == 0 && r.peers_agree && r.offline_agrees;
+  const int fail_code = unfinished_only ? int{kExitUnfinished} : int{kExitMismatch};
   const double sim_seconds = static_cast<double>(r.frames) / static_cast<double>(a.tick_hz);
   if (a.json) {
     Json j;
-    j.begin().field("ok", ok).field("exit", ok ? int{kExitOk} : int{kExitMismatch}).field("sim", a.sim)
+    j.begin().field("ok", ok).field("exit", ok ? int{kExitOk} : fail_code).field("sim", a.sim)
         .field("peers", a.peers).field("players", o.config.players).field("ticks", a.ticks)
         .field("latency_ms", a.latency_ms).field("jitter_ms", a.jitter_ms).field("loss", a.loss)
         .field("duplicate", a.duplicate).field("reorder", a.reorder).field("seed", a.seed)
@@ -196,7 +199,7 @@ int netsim_cmd(const NetsimArgs& a) {
                   static_cast<unsigned long long>(a.ticks), hex(r.offline_final_hash).c_str());
     }
     if (!ok)
-      std::printf("DESYNC: %s\n", r.desync_count != 0 ? "the peers' confirmed state hashes differ (details on stderr)"
+      std::printf("%s: %s\n", unfinished_only ? "UNFINISHED" : "DESYNC", r.desync_count != 0 ? "the peers' confirmed state hashes differ (details on stderr)"
                                    : !r.finished     ? "the match did not finish"
                                    : !r.peers_agree  ? r.disagreement.c_str()
                                                      : r.offline_mismatch.c_str());
@@ -213,7 +216,7 @@ int netsim_cmd(const NetsimArgs& a) {
                    static_cast<unsigned long long>(r.desync_count), evidence.c_str());
     if (!r.peers_agree) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.disagreement.c_str());
     if (!r.offline_agrees) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.offline_mismatch.c_str());
-    return kExitMismatch;
+    return fail_code;
   }
   return kExitOk;
 }
@@ -250,8 +253,8 @@ Command add_netsim(CLI::App& root) {
               "  lockstep netsim --sim duel --peers 4 --latency-ms 150 --jitter-ms 50 --loss 0.2 --record match.replay\n"
               "  lockstep netsim --sim skirmish --peers 4 --units 2000 --ticks 600 --json\n"
               "The same arguments always give the same run (simulated clock, seeded network).\n"
-              "Exit codes: 0 all peers agree and the offline replay matches; 1 desync, disagreement or the\n"
-              "match did not finish; 2 bad arguments.");
+              "Exit codes: 0 all peers agree and the offline replay matches; 1 desync or disagreement;\n"
+              "2 bad arguments or unwritable --record; 3 the match did not finish (no desync seen).");
   return {app, [a] { return netsim_cmd(*a); }};
 }
 

@@ -19,7 +19,8 @@
 
 namespace lockstep::cli {
 
-enum Exit : int { kExitOk = 0, kExitMismatch = 1, kExitBadInput = 2 };
+// kExitUnfinished: only `netsim`, when the simulated match did not finish and no desync was seen.
+enum Exit : int { kExitOk = 0, kExitMismatch = 1, kExitBadInput = 2, kExitUnfinished = 3 };
 
 // A subcommand: its CLI11 app and the action to run when it was parsed.
 struct Command {
