@@ -32,8 +32,9 @@ std::string usage_message(const CLI::App* app, const CLI::Error& e) {
   if (!extra.empty() && e.get_name() != "ExtrasError") {
     const std::size_t before = msg.size();
     msg += " (not recognised:";
+    const std::string said = std::string(" ") + e.what() + " ";
     for (const std::string& w : extra)
-      if (msg.find(w) == std::string::npos) msg += " '" + w + "'";
+      if (said.find(" " + w + " ") == std::string::npos) msg += " '" + w + "'";
     if (msg.back() == ':') msg.resize(before);  // every word was already named
     else msg += ")";
   }

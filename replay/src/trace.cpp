@@ -159,7 +159,11 @@ ReplayStatus read_trace_file(const std::string& path, Trace& out) {
   if (!hash::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   bytes = {};
-  return parse_trace(text, out, path);
+  ReplayStatus st = parse_trace(text, out, path);
+  // Every trace `lockstep trace` writes has tick 0; an empty one is a failed or truncated write.
+  if (st.ok() && out.lines.empty())
+    return fail(ErrorCode::Corrupt, path, text.size(), "no trace lines (a trace has one line per tick, from tick 0)");
+  return st;
 }
 
 std::vector<std::string> diff_trace_line(const TraceLine& golden, const StateHash& h, const StorageView& schema) {

@@ -31,7 +31,7 @@ function(lockstep_cli_reliability name)
   set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77
                        ENVIRONMENT LOCKSTEP_SANITIZED=${LOCKSTEP_SANITIZE})
 endfunction()
-foreach(case bounded_reads stdout_full destinations)
+foreach(case bounded_reads stdout_full destinations messages)
   lockstep_cli_reliability(${case})
 endforeach()
 foreach(replay ${_fixture_replays})

@@ -130,6 +130,26 @@ case $kind in
     contains err "the length field is damaged"
     expect 2 "$L" verify bad.replay --allow-partial
     expect 2 "$L" info bad.replay ;;
+  messages)
+    # D6-D8: errors name what was wrong.
+    expect 2 "$L" frobnicate
+    contains err "not recognised: 'frobnicate'"
+    expect 2 "$L" record --sim duel --bot 1 --tick 5 -o x.replay
+    contains err "'--tick'"
+    expect 2 "$L" record --sim duel --bot -1 --ticks 5 -o x.replay
+    contains err "--bot: must not be negative: -1"
+    [[ ! -e x.replay ]] || fail "a negative --bot recorded anyway"
+    expect 2 "$L" bench --sim duel --ticks 1000000000000
+    contains err "--ticks must be 1..100000000"
+    : > empty.trace
+    expect 2 "$L" verify "$src/fixtures/duel/duel.replay" --trace empty.trace
+    contains err "empty.trace: byte 0: no trace lines"
+    printf '{\n  "lockstep_replay": {\n    "sim": "duel",\n    "sim": "duel"\n  }\n}\n' > dup.json
+    expect 2 "$L" info dup.json
+    contains err 'JSON line 4:5: duplicate key "sim"'
+    printf '{ "lockstep_replay": [1,, 2] }' > syntax.json
+    expect 2 "$L" verify syntax.json
+    contains err "JSON line 1:25: Invalid value." ;;
   *) fail "unknown case $kind" ;;
 esac
 echo "ok [$case_name]"
