@@ -87,7 +87,7 @@ SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks,
     }, &st);
     if (bad < stages) {
       r.ok = false;
-      r.tick = t + 1;
+      r.tick = t;
       r.stage = bad;
       r.system = stage_name(runner, bad);
       r.first_hash = first[bad];

@@ -35,8 +35,9 @@ struct SystemSyncResult {
   Status status;              // setup or sim failure (bad input), not a divergence
   bool ok = true;             // no divergence found
   std::uint64_t ticks = 0;    // ticks checked
-  // First divergence (when !ok): the tick being simulated produces state `tick`; `stage`
-  // is the first stage whose output differed between the two runs.
+  // First divergence (when !ok): `tick` is the tick being simulated (the world's tick while
+  // its systems run; it produces state tick + 1), `stage` the first stage whose output
+  // differed between the two runs. Mid-tick states carry `tick`; the "flush" stage's tick + 1.
   std::uint64_t tick = 0;
   std::uint32_t stage = 0;
   std::string system;
