@@ -306,6 +306,7 @@ Status World::load(const Snapshot& in) noexcept {
   }
 
   // ---- apply ----
+  layout_epoch_ = detail::next_layout_epoch();  // archetypes may be renumbered or gone
   const std::uint32_t old_slots = slot_count_;
   std::memcpy(generations_.get(), img.generations, std::size_t{img.slot_count} * 4u);
   std::memcpy(alive_.get(), img.alive, img.slot_count);

@@ -97,6 +97,7 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
   components_[component_count_] = detail::TypeInfo{&d, size, align, key, 0};
   component_by_key_[key] = static_cast<std::uint16_t>(component_count_);
   ++component_count_;
+  layout_epoch_ = detail::next_layout_epoch();
   return Status::Ok();
 }
 

@@ -29,6 +29,9 @@ namespace lockstep {
 namespace detail {
 template <class...>
 struct TypeList {};
+struct QueryAccess;  // the query layer's window into World (cached_query.h)
+// A fresh process-wide value per call: identifies one layout of one world for query caches.
+std::uint64_t next_layout_epoch() noexcept;
 }  // namespace detail
 
 class World {
@@ -184,6 +187,7 @@ class World {
 
  private:
   friend class Snapshot;
+  friend struct detail::QueryAccess;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;
@@ -238,6 +242,9 @@ class World {
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
   std::uint64_t tick_ = 0;
+  // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
+  // registry grew, so cached queries know to rebuild instead of extending their match set.
+  std::uint64_t layout_epoch_ = detail::next_layout_epoch();
 
   // Entity table (SoA, indexed by slot).
   std::unique_ptr<std::uint32_t[]> generations_;
