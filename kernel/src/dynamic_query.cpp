@@ -10,6 +10,7 @@ Status DynamicQuery::refresh(const World& world) noexcept {
     // registrations than this one's ids may not be used on a smaller world.
     if (world.componentCount() < component_count_)
       return {ErrorCode::Mismatch, "DynamicQuery: built for a world with more registered components"};
+    if (Status s = detail::resolve_row_state(world, spec_); !s.ok()) return s;
     const std::uint64_t tests = cache_.tests;
     cache_ = detail::MatchCache{};
     cache_.tests = tests;
@@ -153,7 +154,9 @@ QueryBuilder& QueryBuilder::endOr() noexcept {
 Status QueryBuilder::build(DynamicQuery& out) const noexcept {
   if (!error_.ok()) return error_;
   if (in_group_) return {ErrorCode::InvalidArgument, "query: an OR group was not closed with endOr()"};
-  out.spec_ = spec_;
+  detail::QuerySpec resolved = spec_;
+  if (Status s = detail::resolve_row_state(world_, resolved); !s.ok()) return s;
+  out.spec_ = resolved;
   out.cache_ = detail::MatchCache{};
   out.component_count_ = world_.componentCount();
   for (std::uint32_t k = 0; k < spec_.fetch_count; ++k) {

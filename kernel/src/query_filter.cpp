@@ -40,6 +40,36 @@ Status QueryFilter::and_disjunction(const QueryConjunction* alt, std::uint32_t n
   return Status::Ok();
 }
 
+Status resolve_row_state(const World& w, QuerySpec& spec) noexcept {
+  IdSet256 need = spec.filter.with;
+  for (int i = 0; i < 4; ++i) need.words[i] &= ~spec.include_disabled.words[i];
+  spec.need_enabled = need.words[0];
+  spec.need_disabled = spec.include_disabled.words[0];
+  spec.marks = false;
+  spec.tick_terms = false;
+  for (std::uint32_t k = 0; k < spec.fetch_count; ++k) {
+    const QueryFetch& f = spec.fetch[k];
+    const std::uint8_t t =
+        (f.missing || f.access != Access::Write) ? World::kUntracked : QueryAccess::track_of(w, f.id);
+    spec.fetch_track[k] = t;
+    if (t != World::kUntracked) spec.marks = true;
+  }
+  Status status = Status::Ok();
+  for (std::uint32_t k = 0; k < spec.row_count; ++k) {
+    const QueryRowTerm& r = spec.row[k];
+    if (r.kind == RowTermKind::Disabled && r.id >= WorldConfig::kEnableBitComponents && status.ok())
+      status = {ErrorCode::InvalidArgument, "query: disabled<T> on a component id >= 64 (it has no enable bit)"};
+    if (r.kind != RowTermKind::Added && r.kind != RowTermKind::Changed) continue;
+    spec.tick_terms = true;
+    const std::uint8_t t = QueryAccess::track_of(w, r.id);
+    spec.row_track[k] = t;
+    if (t == World::kUntracked && status.ok())
+      status = {ErrorCode::InvalidArgument,
+                "query: added/changed term on a component whose changes are not tracked (World::trackChanges)"};
+  }
+  return status;
+}
+
 void extend_matches(const World& w, const QuerySpec& spec, MatchCache& cache) noexcept {
   const std::uint32_t n = QueryAccess::archetype_count(w);
   const Archetype* archetypes = QueryAccess::archetypes(w);

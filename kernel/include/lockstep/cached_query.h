@@ -33,7 +33,60 @@ struct QueryAccess {
   static IterationGuard*& guard(World& w) noexcept { return w.guard_; }
   static Status nested(World& w) noexcept { return w.guard_nested(); }
   static std::uint32_t component_size(const World& w, std::uint32_t id) noexcept { return w.components_[id].size; }
+  static std::uint64_t disabled_total(const World& w) noexcept { return w.disabled_total_; }
+  static const std::uint64_t* disabled(const World& w) noexcept { return w.disabled_.get(); }
+  static std::uint64_t* ticks(const World& w) noexcept { return w.ticks_.get(); }
+  static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
+  static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
+  static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
 };
+
+// Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
+// components). Returns InvalidArgument when an added/changed term names an untracked type.
+Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
+
+// Per-call view of the row state a query filters on. pass() is the row filter; mark() stamps
+// a Write hand-out of tracked index t.
+struct RowState {
+  const std::uint64_t* disabled;
+  std::uint64_t* ticks;
+  std::uint32_t stride;
+  std::uint64_t since;
+  std::uint64_t now;
+  bool any_disabled;
+
+  bool pass(const QuerySpec& spec, std::uint32_t slot) const noexcept {
+    const std::uint64_t d = any_disabled ? disabled[slot] : 0;
+    if ((d & spec.need_enabled) != 0 || (d & spec.need_disabled) != spec.need_disabled) return false;
+    if (spec.tick_terms) {
+      const std::uint64_t* row = ticks + std::size_t{slot} * stride * 2u;
+      for (std::uint32_t k = 0; k < spec.row_count; ++k) {
+        const RowTermKind kind = spec.row[k].kind;
+        if (kind == RowTermKind::Added && row[spec.row_track[k] * 2u] < since) return false;
+        if (kind == RowTermKind::Changed && row[spec.row_track[k] * 2u + 1] < since) return false;
+      }
+    }
+    return true;
+  }
+  // Column of fetch k for this row: absent when the component is optional and disabled.
+  std::uint8_t column(const QuerySpec& spec, std::uint32_t k, std::uint8_t column, std::uint32_t slot) const noexcept {
+    if (column == kNoColumn || !any_disabled || !spec.fetch[k].optional) return column;
+    const std::uint32_t id = spec.fetch[k].id;
+    if (id >= 64 || spec.include_disabled.contains(id)) return column;
+    return (disabled[slot] >> id & 1u) != 0 ? kNoColumn : column;
+  }
+  void mark(std::uint32_t slot, std::uint8_t track) const noexcept {
+    ticks[(std::size_t{slot} * stride + track) * 2u + 1] = now;
+  }
+};
+
+inline RowState row_state(const World& w, std::uint64_t since) noexcept {
+  return RowState{QueryAccess::disabled(w), QueryAccess::ticks(w), QueryAccess::tick_stride(w), since,
+                  QueryAccess::tick(w),     QueryAccess::disabled_total(w) != 0};
+}
+inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
+  return QueryAccess::disabled_total(w) != 0 || spec.row_count != 0 || spec.marks;
+}
 
 // What a query remembers between calls. Not state: it is rebuilt from the world whenever the
 // world's layout epoch differs from the one it was built against.
@@ -311,6 +364,8 @@ class CachedQuery {
       spec_ = detail::QuerySpec{};
       status_ = Status::Ok();
       (detail::term_adder<Terms>::add(world, spec_, status_), ...);
+      const Status rs = detail::resolve_row_state(world, spec_);
+      if (status_.ok()) status_ = rs;
       const std::uint64_t tests = cache_.tests;
       cache_ = detail::MatchCache{};
       cache_.tests = tests;
@@ -334,9 +389,22 @@ class CachedQuery {
     detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
     const std::uint32_t* generations = detail::QueryAccess::generations(world);
-    detail::for_each_id(matched, [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn); });
+    if (!detail::needs_row_checks(world, spec_)) {
+      detail::for_each_id(matched, [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn); });
+    } else {
+      const detail::RowState state = detail::row_state(world, since_);
+      detail::for_each_id(matched,
+                          [&](std::uint32_t id) { rows_checked(Fetches{}, archetypes[id], generations, state, fn); });
+    }
     return Status::Ok();
   }
+
+  // added<T>/changed<T> terms match rows stamped at or after this tick (default 0).
+  CachedQuery& since(std::uint64_t tick) noexcept {
+    since_ = tick;
+    return *this;
+  }
+  std::uint64_t since() const noexcept { return since_; }
   // Read-only queries on a const world.
   template <class Fn>
   Status each(const World& world, Fn&& fn) {
@@ -367,6 +435,29 @@ class CachedQuery {
     }(std::index_sequence_for<Fs...>{});
   }
 
+  template <class... Fs, class Fn>
+  void rows_checked(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations,
+                    const detail::RowState& state, Fn& fn) {
+    constexpr std::size_t N = sizeof...(Fs);
+    std::uint8_t columns[N + 1];
+    for (std::size_t k = 0; k < N; ++k)
+      columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
+    const std::uint32_t count = a.rows;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      for (std::uint32_t r = 0; r < count; ++r) {
+        const std::uint32_t slot = a.slots_ptr[r];
+        if (!state.pass(spec_, slot)) continue;
+        std::uint8_t row_columns[N + 1];
+        for (std::uint32_t k = 0; k < N; ++k) {
+          row_columns[k] = state.column(spec_, k, columns[k], slot);
+          if (spec_.fetch_track[k] != World::kUntracked && row_columns[k] != detail::kNoColumn)
+            state.mark(slot, spec_.fetch_track[k]);
+        }
+        fn(Entity{slot, generations[slot]}, hand<Fs>(a, row_columns[I], r)...);
+      }
+    }(std::index_sequence_for<Fs...>{});
+  }
+
   template <class F>
   static typename detail::fetch_traits<F>::arg hand(const detail::Archetype& a, std::uint8_t column,
                                                     std::uint32_t r) noexcept {
@@ -381,6 +472,7 @@ class CachedQuery {
   detail::QuerySpec spec_;
   detail::MatchCache cache_;
   Status status_;
+  std::uint64_t since_ = 0;
 };
 
 }  // namespace lockstep

@@ -66,6 +66,11 @@ class DynamicQuery {
   }
 
   Status refresh(const World& world) noexcept;
+  // added/changed terms match rows stamped at or after this tick (default 0).
+  DynamicQuery& since(std::uint64_t tick) noexcept {
+    since_ = tick;
+    return *this;
+  }
   std::uint32_t matchedArchetypeCount() const noexcept { return cache_.matched_count; }
   bool matchesArchetype(std::uint32_t id) const noexcept { return id < 256 && cache_.matched.contains(id); }
   std::uint64_t archetypeTests() const noexcept { return cache_.tests; }
@@ -77,6 +82,7 @@ class DynamicQuery {
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
   std::uint32_t sizes_[kMaxQueryFetch] = {};
   std::uint32_t component_count_ = 0;  // registrations when built (ids never change after)
+  std::uint64_t since_ = 0;
   bool built_ = false;
 };
 
@@ -165,6 +171,8 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
     row.ids_[k] = spec_.fetch[k].id;
     row.descriptors_[k] = descriptors_[k];
   }
+  const bool checked = detail::needs_row_checks(world, spec_);
+  const detail::RowState state = detail::row_state(world, since_);
   detail::for_each_id(matched, [&](std::uint32_t id) {
     const detail::Archetype& a = archetypes[id];
     std::uint8_t columns[kMaxQueryFetch];
@@ -172,9 +180,14 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
     const std::uint32_t count = a.rows;
     for (std::uint32_t r = 0; r < count; ++r) {
       const std::uint32_t slot = a.slots_ptr[r];
+      if (checked && !state.pass(spec_, slot)) continue;
       row.entity_ = Entity{slot, generations[slot]};
-      for (std::uint32_t k = 0; k < n; ++k)
-        row.ptr_[k] = columns[k] == detail::kNoColumn ? nullptr : a.column_ptr[columns[k]] + std::size_t{r} * sizes_[k];
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint8_t c = checked ? state.column(spec_, k, columns[k], slot) : columns[k];
+        row.ptr_[k] = c == detail::kNoColumn ? nullptr : a.column_ptr[c] + std::size_t{r} * sizes_[k];
+        if (checked && c != detail::kNoColumn && spec_.fetch_track[k] != World::kUntracked)
+          state.mark(slot, spec_.fetch_track[k]);
+      }
       fn(static_cast<const DynamicRow&>(row));
     }
   });

@@ -115,6 +115,14 @@ struct QuerySpec {
   IdSet256 listed_set;   // every component the query can hand out
   IdSet256 include_disabled;  // components named by a disabled<T> term
   bool never = false;    // a required type is unregistered: matches nothing
+
+  // Resolved against the world's row state (resolve_row_state).
+  std::uint64_t need_enabled = 0;   // required ids < 64 whose enable bit must be clear
+  std::uint64_t need_disabled = 0;  // disabled<T> ids: enable bit must be set
+  std::uint8_t fetch_track[kMaxQueryFetch] = {};  // tracked index of a Write fetch, else 0xFF
+  std::uint8_t row_track[kMaxQueryRowTerms] = {};  // tracked index of an added/changed term
+  bool marks = false;               // some Write fetch is change-tracked
+  bool tick_terms = false;          // some added/changed term
 };
 
 }  // namespace detail
