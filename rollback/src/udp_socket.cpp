@@ -28,6 +28,7 @@ constexpr Native kInvalid = INVALID_SOCKET;
 using SockLen = int;
 // Winsock must be started once per process before the first socket call.
 bool start_winsock(std::string& error) {
+  // lockstep: allow(static) Winsock start-up count (networking, not simulation state)
   static std::atomic<int> started{0};
   if (started.load() != 0) return true;
   WSADATA data;
