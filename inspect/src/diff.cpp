@@ -73,8 +73,8 @@ class Walker {
       if (std::memcmp(a + f.offset, b + f.offset, f.size()) == 0) continue;
       const std::uint32_t n = f.units();
       const std::uint32_t ubytes = f.element_size * f.unit();
-      // Small fields (a vec2, an Entity, up to 4 units) are reported whole; arrays per element.
-      const bool whole = n <= 4;
+      // Single values and fixed vectors (vec2, vec3) are reported whole; arrays per element.
+      const bool whole = n == 1 || (f.kind == FieldKind::Fixed && n <= 3);
       if (whole) {
         DiffEntry e{kind, t.name, slot, gen, f.name, -1, {}, {}};
         if (detail()) {
