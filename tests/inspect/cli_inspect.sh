@@ -7,6 +7,7 @@ case_name=$1
 bin=$2
 src=$3
 work=$4/$case_name
+quirk=${5:-}
 rm -rf "$work"
 mkdir -p "$work"
 replay=$src/fixtures/skirmish/skirmish.replay
@@ -159,6 +160,74 @@ b=bytearray(open('$bundle','rb').read()); b[300]^=0x40; open('$work/flip.lsbundl
     contains err.txt "give two states, or one desync bundle"
     expect 2 "$bin" dump /nonexistent/file
     contains err.txt "/nonexistent/file: cannot open for reading"
+    ;;
+  planted_platform)
+    # The same inputs recorded by two builds (the second rounds friction differently): the
+    # cross-build gate names tick, component, entity and field; the bundle says the same.
+    expect 0 "$bin" record --sim broken-platform --bot 3 --ticks 100 --checkpoint-every 1 -o "$work/a.replay"
+    expect 0 "$quirk" record --sim broken-platform --bot 3 --ticks 100 --checkpoint-every 1 -o "$work/b.replay"
+    expect 0 "$bin" verify "$work/a.replay"
+    expect 0 "$quirk" verify "$work/b.replay"
+    diff_text="differs: Body (8 differences, 4 entities)
+  Body[0:1].pos: -0.326263427734375 | -0.3262481689453125
+  Body[0:1].vel: -0.2137603759765625 | -0.2137451171875
+  Body[2:1].pos: 19.673736572265625 | 19.6737518310546875
+  Body[2:1].vel: -0.2137603759765625 | -0.2137451171875
+  Body[4:1].pos: 39.673736572265625 | 39.6737518310546875
+  Body[4:1].vel: -0.2137603759765625 | -0.2137451171875
+  Body[6:1].pos: 59.673736572265625 | 59.6737518310546875
+  Body[6:1].vel: -0.2137603759765625 | -0.2137451171875
+(8 differences; all shown)"
+    expect 1 "$bin" verify "$work/a.replay" --against "$work/b.replay" --bundle-dir "$work"
+    same out.txt "DESYNC at tick 2 (A $work/a.replay vs B $work/b.replay): total, Body
+A tick 2 | B tick 2
+$diff_text"
+    bundle=$work/desync-verify-against-tick2.lsbundle
+    expect 1 "$bin" diff "$bundle"
+    tail -10 "$work/out.txt" > "$work/tail.txt"
+    same tail.txt "$diff_text"
+    contains out.txt "desync bundle: verify-against, sim broken-platform v1, first divergent tick 2"
+    contains out.txt "last agreeing state: tick 1; inputs 1 frames from tick 1"
+    # This build verifying the other build's recording: the recording's checkpoint of the
+    # first divergent tick gives the field-level answer (recording | this build).
+    expect 1 "$bin" verify "$work/b.replay" --bundle-dir "$work"
+    contains out.txt "DESYNC at tick 2 (vs recorded hashes): total, Body; tick 2: Body[0:1].pos -0.3262481689453125 | -0.326263427734375 (+7 more)"
+    contains out.txt "  Body[6:1].vel: -0.2137451171875 | -0.2137603759765625"
+    expect 1 "$bin" diff "$work/desync-verify-tick2.lsbundle"
+    contains out.txt "  Body[6:1].vel: -0.2137451171875 | -0.2137603759765625"
+    contains out.txt "side this build: total "
+    # Same inputs required.
+    expect 0 "$bin" record --sim broken-platform --bot 4 --seed 3 --ticks 100 -o "$work/c.replay"
+    expect 2 "$bin" verify "$work/a.replay" --against "$work/c.replay"
+    contains err.txt "the input frame differs"
+    ;;
+  planted_stale)
+    # A resource written through a pointer cached from another world: only a second peer
+    # in the same process shows it — netsim catches it.
+    expect 0 "$bin" synctest --sim broken-stale --ticks 100 --per-system
+    expect 1 "$bin" netsim --sim broken-stale --ticks 100 --hash-interval 1 --bundle-dir "$work"
+    contains err.txt "first divergent confirmed tick 1 (peer 1 vs peer 0 at tick 1: confirmed state hashes differ)"
+    contains err.txt "differs: Score (3 differences)"
+    contains err.txt "  Score.points[0]: 0 | 360"
+    expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle"
+    contains out.txt "desync bundle: netsim, sim broken-stale v1, first divergent tick 1"
+    contains out.txt "  Score.points[0]: 0 | 360"
+    contains out.txt "  Score.ticks: 0 | 3"
+    ;;
+  planted_peer)
+    # Simulation that depends on the local player: every peer simulates differently.
+    expect 0 "$bin" synctest --sim broken-peer --ticks 100 --per-system
+    expect 1 "$bin" netsim --sim broken-peer --ticks 100 --hash-interval 1 --bundle-dir "$work"
+    contains err.txt "first divergent confirmed tick 1"
+    contains err.txt "differs: Body (16 differences, 8 entities)"
+    contains err.txt "  Body[0:1].boost: 0 | 1"
+    expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle" --json
+    python3 -c "
+import json; d=json.load(open('$work/out.txt'))['diff']
+e=[x for x in d['entries'] if x['where']=='Body[0:1].boost'][0]
+assert (e['a'], e['b'])==('0','1'), e
+assert d['parts']==[{'kind':'component','part':'Body','differences':16,'entities':8}], d['parts']
+" || exit 1
     ;;
   *)
     echo "unknown case $case_name"; exit 2 ;;
