@@ -9,6 +9,7 @@
 #include "rollback_cli.h"
 
 #include <lockstep/inspect/diff.h>
+#include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/netsim.h>
 
 #include <chrono>
@@ -139,19 +140,9 @@ int netsim_cmd(const NetsimArgs& a) {
       evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
     }
     if (!a.bundle_dir.empty()) {
-      inspect::Bundle b;
-      b.source = "netsim";
-      inspect::set_sim(b, *sim, o.config);
+      inspect::Bundle b = rollback::session_desync_bundle(mine, theirs, "netsim");
       b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
       b.report = evidence;
-      const std::string la = "peer " + std::to_string(d.peer), lb = "peer " + std::to_string(d.event.peer);
-      inspect::BundleSide sa{la, ours != nullptr, ours ? inspect::capture(ours->view()) : inspect::State{},
-                             inspect::breakdown(mine.desync_local_hash())};
-      inspect::BundleSide sb{lb, theirs != nullptr, theirs ? inspect::capture(theirs->view()) : inspect::State{},
-                             inspect::breakdown(mine.desync_remote_hash())};
-      b.facts = inspect::build_facts(sim, sa.has_state ? &sa.state : nullptr);
-      b.sides.push_back(std::move(sa));
-      b.sides.push_back(std::move(sb));
       // The confirmed inputs from the initial state to the kept states.
       const replay::Replay& log = net.confirmed(0);
       b.inputs_from = 0;
