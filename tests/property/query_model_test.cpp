@@ -236,6 +236,22 @@ std::vector<Visit> run(World& w, Model& m, DynamicQuery& dq, const RandomQuery& 
   return got;
 }
 
+// The world's row state agrees with the model for every live entity and component.
+void check_row_state(const World& w, const Model& m) {
+  for (const auto& [slot, e] : m) {
+    for (std::uint32_t c = 0; c < kC; ++c) {
+      RC_ASSERT(w.is_enabled(e.handle, c) == (e.has[c] && !e.off[c]));
+      std::uint64_t added = 0, changed = 0;
+      const bool tracked = w.change_ticks(e.handle, c, added, changed);
+      RC_ASSERT(tracked == (kTracked[c] && e.has[c]));
+      if (tracked) {
+        RC_ASSERT(added == e.added[c]);
+        RC_ASSERT(changed == e.changed[c]);
+      }
+    }
+  }
+}
+
 void random_ops(World& w, Model& m, int count) {
   for (int i = 0; i < count; ++i) {
     const int op = *rc::gen::weightedElement<int>({{3, 0}, {8, 1}, {2, 2}, {3, 3}, {1, 4}, {2, 5}, {2, 6}});
@@ -323,6 +339,7 @@ RC_GTEST_PROP(query_model, DynamicQueriesMatchANaiveScan, ()) {
   {
     const std::vector<Visit> expected = reference(w, m, q);
     RC_ASSERT(run(w, m, dq, q) == expected);
+    check_row_state(w, m);
   }
 
   // Held across more mutations (new archetypes: incremental), then across a load (rebuild).
@@ -333,12 +350,32 @@ RC_GTEST_PROP(query_model, DynamicQueriesMatchANaiveScan, ()) {
   {
     const std::vector<Visit> expected = reference(w, m, q);
     RC_ASSERT(run(w, m, dq, q) == expected);
+    check_row_state(w, m);
   }
+  // A pass that writes every tracked component it can reach, a tick later: its stamps must
+  // land exactly on the handed-out rows.
+  w.advanceTick();
+  RandomQuery writer;
+  writer.fetch = {2, 3, 3, 3};
+  DynamicQuery wq;
+  RC_ASSERT(build(w, writer, wq).ok());
+  const std::vector<Visit> written = reference(w, m, writer);
+  RC_ASSERT(run(w, m, wq, writer) == written);
+  check_row_state(w, m);
+  RandomQuery healer;
+  healer.fetch = {3, 0, 2, 0};
+  DynamicQuery hq;
+  RC_ASSERT(build(w, healer, hq).ok());
+  const std::vector<Visit> healed = reference(w, m, healer);
+  RC_ASSERT(run(w, m, hq, healer) == healed);
+  check_row_state(w, m);
+
   RC_ASSERT(w.load(snap).ok());
   m = saved;
   {
     const std::vector<Visit> expected = reference(w, m, q);
     RC_ASSERT(run(w, m, dq, q) == expected);
+    check_row_state(w, m);
   }
   RC_ASSERT(w.checkInvariants().ok());
 }
