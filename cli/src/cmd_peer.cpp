@@ -25,6 +25,8 @@ struct PeerArgs {
   std::uint32_t id = 0;
   std::vector<std::string> peers;
   std::string bind;  // default: peers[id]
+  std::string rendezvous;  // directory where the peers publish the addresses they bound
+  std::uint32_t count = 0;
   std::uint32_t players = 0;
   std::uint32_t units = 0;
   std::uint64_t seed = 1;
@@ -67,9 +69,14 @@ const char* state_name(rollback::PeerState s) {
 int peer_cmd(const PeerArgs& a) {
   const replay::Sim* sim = replay::find_sim(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
-  const auto peers = static_cast<std::uint32_t>(a.peers.size());
+  std::vector<std::string> addresses = a.peers;
+  if (!a.rendezvous.empty()) {
+    if (!addresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous replaces --peers (use --count)");
+    addresses.assign(a.count, std::string());
+  }
+  const auto peers = static_cast<std::uint32_t>(addresses.size());
   if (peers < 2 || peers > rollback::kMaxSessionPeers)
-    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order)");
+    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
   if (a.id >= peers) return report_error(a.json, kExitBadInput, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
@@ -96,13 +103,45 @@ int peer_cmd(const PeerArgs& a) {
     return report_error(a.json, kExitBadInput, std::string("cannot build the world: ") + runner.status().message());
 
   rollback::UdpTransportConfig uc;
-  uc.bind = a.bind.empty() ? a.peers[a.id] : a.bind;
+  uc.bind = !a.bind.empty() ? a.bind : !addresses[a.id].empty() ? addresses[a.id] : "127.0.0.1:0";
   uc.local_peer = a.id;
   uc.session_id = a.session_id;
-  uc.peers = a.peers;
+  uc.peers = addresses;
   uc.loopback_only = !a.allow_remote;
   rollback::UdpTransport udp;
   if (!udp.open(uc)) return report_error(a.json, kExitBadInput, udp.error());
+  if (!a.rendezvous.empty()) {
+    // Publish the bound address (write + rename: readers never see half a file), then wait
+    // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
+    const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
+    {
+      std::FILE* f = std::fopen((mine + ".tmp").c_str(), "w");
+      if (f == nullptr) return report_error(a.json, kExitBadInput, "cannot write " + mine + ".tmp");
+      std::fprintf(f, "%s\n", udp.local_address().c_str());
+      std::fclose(f);
+      if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0)
+        return report_error(a.json, kExitBadInput, "cannot rename to " + mine);
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
+    for (std::uint32_t q = 0; q < peers; ++q) {
+      if (q == a.id) continue;
+      const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
+      char line[128] = {};
+      for (;;) {
+        if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+          const bool got = std::fgets(line, sizeof line, f) != nullptr;
+          std::fclose(f);
+          if (got) break;
+        }
+        if (Clock::now() > deadline)
+          return report_error(a.json, kExitBadInput, "rendezvous: " + path + " did not appear within the sync timeout");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::string addr(line);
+      while (!addr.empty() && (addr.back() == '\n' || addr.back() == '\r')) addr.pop_back();
+      if (!udp.set_peer_address(q, addr)) return report_error(a.json, kExitBadInput, udp.error());
+    }
+  }
 
   rollback::LossyConfig lc;
   lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
@@ -313,7 +352,11 @@ Command add_peer(CLI::App& root) {
   CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
   app->add_option("--sim", a->sim, "Sim name")->required();
   app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p")->required();
-  app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->required()->delimiter(',');
+  app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
+  app->add_option("--rendezvous", a->rendezvous,
+                  "Instead of --peers: bind --bind (default 127.0.0.1:0), publish the bound address as DIR/peerID.addr "
+                  "and read the others' from there");
+  app->add_option("--count", a->count, "Number of peers (with --rendezvous)");
   app->add_option("--bind", a->bind, "Local address to bind (default: this peer's entry of --peers)");
   app->add_option("--players", a->players, "Players (default: as many as the sim accepts, up to the peers)");
   app->add_option("--units", a->units, "Units, for sims that take it");
