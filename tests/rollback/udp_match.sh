@@ -16,13 +16,18 @@ fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.json; do [[ -f $f ]] 
 jget() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
 
 # start ID ARGS... : one peer in the background; pid in pid[ID]
+# Hard limit: --max-seconds inside, and a watchdog that SIGKILLs that very pid after 90 s.
 declare -A pid
+watchdogs=()
+trap 'for w in "${watchdogs[@]}"; do kill "$w" 2>/dev/null; done' EXIT
 start() {
   local id=$1
   shift
-  timeout -k 5 90 "$bin" peer --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
+  "$bin" peer --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
     --record "$work/p$id.replay" "$@" >"$work/p$id.json" 2>"$work/p$id.err" &
   pid[$id]=$!
+  (sleep 90; kill -9 "${pid[$id]}" 2>/dev/null) &
+  watchdogs+=($!)
 }
 wait_ok() {  # wait_ok ID EXPECTED_RC
   wait "${pid[$1]}"
@@ -92,7 +97,7 @@ case $case_name in
     wait "${pid[1]}" 2>/dev/null
     addr=$(cat "$work/rv/peer1.addr")
     rm -f "$work/rv/peer1.addr"
-    timeout -k 5 60 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 $common --sync-timeout-s 20 \
+    timeout -s KILL 60 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 $common --sync-timeout-s 20 \
       >"$work/again.out" 2>"$work/again.err"
     rc=$?
     [[ $rc -eq 2 ]] || fail "the restarted peer exited $rc, expected 2: $(cat "$work/again.err")"
@@ -108,7 +113,7 @@ case $case_name in
     "$bin" peer --sim duel --id 0 --peers localhost:1,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "hostname accepted"
     "$bin" peer --sim duel --id 0 --peers 127.0.0.1:99999,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "bad port accepted"
     # No partner: the handshake times out with a clear error.
-    timeout -k 5 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --sync-timeout-s 0.5 >/dev/null 2>"$work/err.txt"
+    timeout -s KILL 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --sync-timeout-s 0.5 >/dev/null 2>"$work/err.txt"
     [[ $? -eq 2 ]] || fail "a lone peer did not fail"
     grep -q "handshake did not complete" "$work/err.txt" || fail "no handshake timeout message"
     ;;
