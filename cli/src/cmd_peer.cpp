@@ -51,6 +51,10 @@ struct PeerArgs {
   bool status = false;
   bool json = false;
   bool allow_remote = false;
+  // lockstep spectate: a peer without players that simulates confirmed ticks only.
+  bool spectator = false;
+  std::uint32_t delay_frames = 0;     // stay this many ticks behind the players
+  std::uint32_t catchup_speed = 4;    // ticks per frame when further behind than delay + 2·catchup
 };
 
 using Clock = std::chrono::steady_clock;
@@ -98,6 +102,10 @@ int peer_cmd(const PeerArgs& a) {
     }
   }
   if (config.players > peers) return report_error(a.json, kExitBadInput, "--players must be <= the number of peers");
+  if (a.spectator && a.id < config.players)
+    return report_error(a.json, kExitBadInput, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.spectator && a.id >= config.players)
+    return report_error(a.json, kExitBadInput, "--id owns no player: use 'lockstep spectate' for a spectator");
   replay::Runner runner(*sim, config);
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, std::string("cannot build the world: ") + runner.status().message());
@@ -154,7 +162,7 @@ int peer_cmd(const PeerArgs& a) {
 
   rollback::SessionConfig sc = rollback::SessionConfig::one_player_per_peer(peers, config.players, a.id);
   sc.input_delay = a.input_delay;
-  sc.max_prediction = a.max_prediction;
+  sc.max_prediction = a.spectator ? 0 : a.max_prediction;  // a spectator never predicts
   sc.hash_interval = a.hash_interval;
   sc.session_id = a.session_id;
   sc.sync_roundtrips = a.sync_roundtrips;
@@ -214,7 +222,19 @@ int peer_cmd(const PeerArgs& a) {
     if (lossy) wrapped.pump(now_us);
     session.set_time(now_us);
     Status st;
-    if (session.running() && session.current_tick() < a.ticks && skip == 0) {
+    if (a.spectator && session.running()) {
+      // Follow the players `delay_frames` behind the furthest of them; catch up faster when
+      // further behind. Only confirmed ticks are simulated (max_prediction 0).
+      std::uint64_t lead = 0;
+      for (std::uint32_t q = 0; q < config.players; ++q) lead = std::max(lead, session.peer_status(q).remote_tick);
+      const std::uint64_t target = std::min<std::uint64_t>(a.ticks, lead > a.delay_frames ? lead - a.delay_frames : 0);
+      const std::uint64_t behind = target > session.current_tick() ? target - session.current_tick() : 0;
+      const std::uint32_t steps = behind > std::uint64_t{2} * a.catchup_speed ? a.catchup_speed : 1;
+      bool advanced = true;
+      for (std::uint32_t k = 0; k < steps && st.ok() && advanced && session.current_tick() < target; ++k)
+        st = session.advance(&advanced);
+      if (st.ok() && (!advanced || session.current_tick() >= target)) st = session.poll();
+    } else if (session.running() && session.current_tick() < a.ticks && skip == 0) {
       for (std::uint32_t p = 0; p < config.players && st.ok(); ++p) {
         if (bots[p] == nullptr || !session.wants_local_input(p) || session.local_input_tick(p) >= a.ticks) continue;
         bots[p]->generate(session.local_input_tick(p), runner.world(), buf);
@@ -347,9 +367,8 @@ int peer_cmd(const PeerArgs& a) {
 }
 }  // namespace
 
-Command add_peer(CLI::App& root) {
-  auto a = std::make_shared<PeerArgs>();
-  CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
+namespace {
+void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--sim", a->sim, "Sim name")->required();
   app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p")->required();
   app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
@@ -383,6 +402,28 @@ Command add_peer(CLI::App& root) {
   app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");
   app->add_flag("--allow-remote", a->allow_remote, "Allow addresses outside loopback");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
+}
+}  // namespace
+
+Command add_spectate(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  a->spectator = true;
+  CLI::App* app = root.add_subcommand("spectate", "Watch a rollback match over UDP as a peer without players and record it");
+  add_common(app, a);
+  app->add_option("--delay-frames", a->delay_frames, "Stay this many ticks behind the players")->capture_default_str();
+  app->add_option("--catchup-speed", a->catchup_speed, "Ticks per frame when further behind")->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
+              "like to any peer, and nobody waits for its simulation. Example:\n"
+              "  lockstep spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
+              "Exit codes as for 'lockstep peer'.");
+  return {app, [a] { return peer_cmd(*a); }};
+}
+
+Command add_peer(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
+  add_common(app, a);
   app->footer("Example (two terminals):\n"
               "  lockstep peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay --status\n"
               "  lockstep peer --sim duel --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay --status\n"

@@ -37,6 +37,7 @@ Command add_bench(CLI::App& root);
 Command add_synctest(CLI::App& root);  // cmd_synctest.cpp (rollback)
 Command add_netsim(CLI::App& root);    // cmd_netsim.cpp (rollback)
 Command add_peer(CLI::App& root);      // cmd_peer.cpp (rollback over UDP)
+Command add_spectate(CLI::App& root);  // cmd_peer.cpp (spectator over UDP)
 
 // ---- JSON output ------------------------------------------------------------------------
 class Json {

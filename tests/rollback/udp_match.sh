@@ -20,10 +20,11 @@ jget() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
 declare -A pid
 watchdogs=()
 trap 'for w in "${watchdogs[@]}"; do kill "$w" 2>/dev/null; done' EXIT
-start() {
-  local id=$1
+start() {  # start ID ARGS... (ARGS may begin with --spectate)
+  local id=$1 cmd=peer
   shift
-  "$bin" peer --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
+  if [[ ${1:-} == --spectate ]]; then cmd=spectate; shift; fi
+  "$bin" $cmd --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
     --record "$work/p$id.replay" "$@" >"$work/p$id.json" 2>"$work/p$id.err" &
   pid[$id]=$!
   (sleep 90; kill -9 "${pid[$id]}" 2>/dev/null) &
@@ -47,9 +48,14 @@ link() { echo "--loss 0.15 --latency-ms $((60 + 20 * $1)) --jitter-ms 40"; }
 
 case $case_name in
   duel2)
-    common="--sim duel --count 2 --ticks 1800 --tick-hz 240 --input-delay 6 --max-prediction 48 --hash-interval 16"
+    # Two players and a spectator (peer 2) that stays 30 ticks behind and records the match.
+    common="--sim duel --count 3 --players 2 --ticks 1800 --tick-hz 240 --input-delay 6 --max-prediction 48 --hash-interval 16"
     for i in 0 1; do start $i $common $(link $i); done
-    for i in 0 1; do wait_ok $i 0; done
+    start 2 --spectate $common $(link 2) --delay-frames 30
+    for i in 0 1 2; do wait_ok $i 0; done
+    [[ $(jget "$work/p2.json" confirmed_tick) == 1800 ]] || fail "the spectator did not confirm 1800 ticks"
+    [[ $(jget "$work/p2.json" rollbacks) == 0 ]] || fail "the spectator rolled back (it must only simulate confirmed ticks)"
+    [[ $(jget "$work/p2.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "the spectator's final state differs"
     for i in 0 1; do
       [[ $(jget "$work/p$i.json" confirmed_tick) == 1800 ]] || fail "peer $i did not confirm 1800 ticks"
       [[ $(jget "$work/p$i.json" desyncs) == 0 ]] || fail "peer $i desynced"
@@ -57,7 +63,7 @@ case $case_name in
       (( $(jget "$work/p$i.json" lossy_lost) > 0 )) || fail "peer $i lost no packet: the wrapper is not in the path"
     done
     [[ $(jget "$work/p0.json" final_hash) == $(jget "$work/p1.json" final_hash) ]] || fail "final states differ"
-    same_replays 0 1
+    same_replays 0 1 2
     ;;
   skirmish4)
     common="--sim skirmish --count 4 --players 4 --units 2000 --ticks 600 --tick-hz 120 --input-delay 4 --max-prediction 32"
