@@ -7,6 +7,7 @@
 #include "common.h"
 #include "rollback_cli.h"
 
+#include <lockstep/inspect/diff.h>
 #include <lockstep/rollback/netsim.h>
 
 #include <chrono>
@@ -123,8 +124,11 @@ int netsim_cmd(const NetsimArgs& a) {
       if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
     }
     if (ours != nullptr && theirs != nullptr) {
+      inspect::DiffOptions dopt;
+      dopt.limit = 12;
+      const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
       evidence += "state diff (peer " + std::to_string(d.peer) + " | peer " + std::to_string(d.event.peer) + "):\n" +
-                  diff_states(ours->view(), theirs->view());
+                  inspect::format_text(sd, "peer " + std::to_string(d.peer), "peer " + std::to_string(d.event.peer));
     } else {
       evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
     }

@@ -1,6 +1,6 @@
 #pragma once
-// Shared by `lockstep synctest` and `lockstep netsim`: the hidden broken sim (negative tests)
-// and a field-level diff of two states (desync reports). Display code: floats allowed.
+// Shared by `lockstep synctest` and `lockstep netsim`: the hidden broken sims (negative tests).
+// Field-level diffs live in lockstep::inspect (inspect/diff.h).
 #include <lockstep/replay/sim.h>
 #include <lockstep/storage_view.h>
 
@@ -15,9 +15,5 @@ namespace lockstep::cli {
 const replay::Sim& broken_static_sim();
 // find_sim plus the hidden test sims.
 const replay::Sim* find_sim_or_hidden(std::string_view name);
-
-// Human-readable field-level differences between two states of the same schema (at most
-// `limit` lines): "  Component.field (entity slot S): A | B".
-std::string diff_states(const StorageView& a, const StorageView& b, std::size_t limit = 12);
 
 }  // namespace lockstep::cli
