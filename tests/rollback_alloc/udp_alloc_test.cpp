@@ -103,5 +103,7 @@ TEST(rollback_alloc, UdpMatchAllocatesNothingPerTickOrPacket) {
   EXPECT_GT(lossy[0]->stats().lost, 0u);
   EXPECT_EQ(sessions[0]->stats().desyncs + sessions[1]->stats().desyncs, 0u);
   EXPECT_EQ(allocations, 0);
-  if (lockstep_test::counts_malloc()) EXPECT_EQ(mallocs, 0);  // nor malloc inside the socket calls
+  if (lockstep_test::counts_malloc()) {
+    EXPECT_EQ(mallocs, 0);  // nor malloc inside the socket calls
+  }
 }
