@@ -3,6 +3,7 @@
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/dump.h>
+#include <lockstep/inspect/svg.h>
 
 #include "reader.h"
 
@@ -107,7 +108,12 @@ std::vector<std::pair<std::string, std::string>> build_facts(const replay::Sim* 
     f.emplace_back("sim version", std::to_string(sim->version()));
     f.emplace_back("input schema", to_hex(replay::input_schema_hash(sim->input_type())));
   }
-  if (schema != nullptr) f.emplace_back("state schema", to_hex(schema_hash(*schema)));
+  if (schema != nullptr) {
+    f.emplace_back("state schema", to_hex(schema_hash(*schema)));
+    // Display annotations the pictures need (svg.h), for the types this state has.
+    for (const std::string& m : position_marks())
+      if (schema->component_id(std::string_view(m).substr(0, m.find('.'))) >= 0) f.emplace_back("position", m);
+  }
   return f;
 }
 
