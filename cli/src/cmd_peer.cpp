@@ -25,6 +25,8 @@ struct PeerArgs {
   std::uint32_t id = 0;
   std::vector<std::string> peers;
   std::string bind;  // default: peers[id]
+  std::string rendezvous;  // directory where the peers publish the addresses they bound
+  std::uint32_t count = 0;
   std::uint32_t players = 0;
   std::uint32_t units = 0;
   std::uint64_t seed = 1;
@@ -49,6 +51,10 @@ struct PeerArgs {
   bool status = false;
   bool json = false;
   bool allow_remote = false;
+  // lockstep spectate: a peer without players that simulates confirmed ticks only.
+  bool spectator = false;
+  std::uint32_t delay_frames = 0;     // stay this many ticks behind the players
+  std::uint32_t catchup_speed = 4;    // ticks per frame when further behind than delay + 2·catchup
 };
 
 using Clock = std::chrono::steady_clock;
@@ -67,9 +73,14 @@ const char* state_name(rollback::PeerState s) {
 int peer_cmd(const PeerArgs& a) {
   const replay::Sim* sim = replay::find_sim(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
-  const auto peers = static_cast<std::uint32_t>(a.peers.size());
+  std::vector<std::string> addresses = a.peers;
+  if (!a.rendezvous.empty()) {
+    if (!addresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous replaces --peers (use --count)");
+    addresses.assign(a.count, std::string());
+  }
+  const auto peers = static_cast<std::uint32_t>(addresses.size());
   if (peers < 2 || peers > rollback::kMaxSessionPeers)
-    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order)");
+    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
   if (a.id >= peers) return report_error(a.json, kExitBadInput, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
@@ -91,18 +102,54 @@ int peer_cmd(const PeerArgs& a) {
     }
   }
   if (config.players > peers) return report_error(a.json, kExitBadInput, "--players must be <= the number of peers");
+  if (a.spectator && a.id < config.players)
+    return report_error(a.json, kExitBadInput, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.spectator && a.id >= config.players)
+    return report_error(a.json, kExitBadInput, "--id owns no player: use 'lockstep spectate' for a spectator");
   replay::Runner runner(*sim, config);
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, std::string("cannot build the world: ") + runner.status().message());
 
   rollback::UdpTransportConfig uc;
-  uc.bind = a.bind.empty() ? a.peers[a.id] : a.bind;
+  uc.bind = !a.bind.empty() ? a.bind : !addresses[a.id].empty() ? addresses[a.id] : "127.0.0.1:0";
   uc.local_peer = a.id;
   uc.session_id = a.session_id;
-  uc.peers = a.peers;
+  uc.peers = addresses;
   uc.loopback_only = !a.allow_remote;
   rollback::UdpTransport udp;
   if (!udp.open(uc)) return report_error(a.json, kExitBadInput, udp.error());
+  if (!a.rendezvous.empty()) {
+    // Publish the bound address (write + rename: readers never see half a file), then wait
+    // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
+    const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
+    {
+      std::FILE* f = std::fopen((mine + ".tmp").c_str(), "w");
+      if (f == nullptr) return report_error(a.json, kExitBadInput, "cannot write " + mine + ".tmp");
+      std::fprintf(f, "%s\n", udp.local_address().c_str());
+      std::fclose(f);
+      if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0)
+        return report_error(a.json, kExitBadInput, "cannot rename to " + mine);
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
+    for (std::uint32_t q = 0; q < peers; ++q) {
+      if (q == a.id) continue;
+      const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
+      char line[128] = {};
+      for (;;) {
+        if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+          const bool got = std::fgets(line, sizeof line, f) != nullptr;
+          std::fclose(f);
+          if (got) break;
+        }
+        if (Clock::now() > deadline)
+          return report_error(a.json, kExitBadInput, "rendezvous: " + path + " did not appear within the sync timeout");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::string addr(line);
+      while (!addr.empty() && (addr.back() == '\n' || addr.back() == '\r')) addr.pop_back();
+      if (!udp.set_peer_address(q, addr)) return report_error(a.json, kExitBadInput, udp.error());
+    }
+  }
 
   rollback::LossyConfig lc;
   lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
@@ -115,7 +162,7 @@ int peer_cmd(const PeerArgs& a) {
 
   rollback::SessionConfig sc = rollback::SessionConfig::one_player_per_peer(peers, config.players, a.id);
   sc.input_delay = a.input_delay;
-  sc.max_prediction = a.max_prediction;
+  sc.max_prediction = a.spectator ? 0 : a.max_prediction;  // a spectator never predicts
   sc.hash_interval = a.hash_interval;
   sc.session_id = a.session_id;
   sc.sync_roundtrips = a.sync_roundtrips;
@@ -175,7 +222,19 @@ int peer_cmd(const PeerArgs& a) {
     if (lossy) wrapped.pump(now_us);
     session.set_time(now_us);
     Status st;
-    if (session.running() && session.current_tick() < a.ticks && skip == 0) {
+    if (a.spectator && session.running()) {
+      // Follow the players `delay_frames` behind the furthest of them; catch up faster when
+      // further behind. Only confirmed ticks are simulated (max_prediction 0).
+      std::uint64_t lead = 0;
+      for (std::uint32_t q = 0; q < config.players; ++q) lead = std::max(lead, session.peer_status(q).remote_tick);
+      const std::uint64_t target = std::min<std::uint64_t>(a.ticks, lead > a.delay_frames ? lead - a.delay_frames : 0);
+      const std::uint64_t behind = target > session.current_tick() ? target - session.current_tick() : 0;
+      const std::uint32_t steps = behind > std::uint64_t{2} * a.catchup_speed ? a.catchup_speed : 1;
+      bool advanced = true;
+      for (std::uint32_t k = 0; k < steps && st.ok() && advanced && session.current_tick() < target; ++k)
+        st = session.advance(&advanced);
+      if (st.ok() && (!advanced || session.current_tick() >= target)) st = session.poll();
+    } else if (session.running() && session.current_tick() < a.ticks && skip == 0) {
       for (std::uint32_t p = 0; p < config.players && st.ok(); ++p) {
         if (bots[p] == nullptr || !session.wants_local_input(p) || session.local_input_tick(p) >= a.ticks) continue;
         bots[p]->generate(session.local_input_tick(p), runner.world(), buf);
@@ -308,12 +367,15 @@ int peer_cmd(const PeerArgs& a) {
 }
 }  // namespace
 
-Command add_peer(CLI::App& root) {
-  auto a = std::make_shared<PeerArgs>();
-  CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
+namespace {
+void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--sim", a->sim, "Sim name")->required();
   app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p")->required();
-  app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->required()->delimiter(',');
+  app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
+  app->add_option("--rendezvous", a->rendezvous,
+                  "Instead of --peers: bind --bind (default 127.0.0.1:0), publish the bound address as DIR/peerID.addr "
+                  "and read the others' from there");
+  app->add_option("--count", a->count, "Number of peers (with --rendezvous)");
   app->add_option("--bind", a->bind, "Local address to bind (default: this peer's entry of --peers)");
   app->add_option("--players", a->players, "Players (default: as many as the sim accepts, up to the peers)");
   app->add_option("--units", a->units, "Units, for sims that take it");
@@ -340,6 +402,28 @@ Command add_peer(CLI::App& root) {
   app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");
   app->add_flag("--allow-remote", a->allow_remote, "Allow addresses outside loopback");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
+}
+}  // namespace
+
+Command add_spectate(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  a->spectator = true;
+  CLI::App* app = root.add_subcommand("spectate", "Watch a rollback match over UDP as a peer without players and record it");
+  add_common(app, a);
+  app->add_option("--delay-frames", a->delay_frames, "Stay this many ticks behind the players")->capture_default_str();
+  app->add_option("--catchup-speed", a->catchup_speed, "Ticks per frame when further behind")->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
+              "like to any peer, and nobody waits for its simulation. Example:\n"
+              "  lockstep spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
+              "Exit codes as for 'lockstep peer'.");
+  return {app, [a] { return peer_cmd(*a); }};
+}
+
+Command add_peer(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
+  add_common(app, a);
   app->footer("Example (two terminals):\n"
               "  lockstep peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay --status\n"
               "  lockstep peer --sim duel --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay --status\n"

@@ -4,6 +4,7 @@
 // 2: unreadable or mismatched input.
 #include "bundle_cli.h"
 #include "common.h"
+#include "farm.h"
 #include "verify_forensics.h"
 
 #include <lockstep/inspect/diff.h>
@@ -11,6 +12,7 @@
 #include <lockstep/replay/trace.h>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace lockstep::cli {
 
@@ -21,6 +23,8 @@ struct VerifyArgs {
   std::string against;
   std::string bundle_dir;
   bool json = false;
+  std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
+  FarmOptions farm;
 };
 
 int verify_cmd(const VerifyArgs& a) {
@@ -191,20 +195,39 @@ int verify_cmd(const VerifyArgs& a) {
 Command add_verify(CLI::App& root) {
   auto a = std::make_shared<VerifyArgs>();
   CLI::App* app = root.add_subcommand("verify", "Replay and check every tick against recorded hashes / a golden trace");
-  app->add_option("replay", a->replay, "Replay file")->required();
+  app->add_option("replay", a->replays, "Replay file(s), or directories searched for *.replay (a farm)")->required();
   app->add_option("--trace", a->trace, "Golden trace to compare every tick against");
   app->add_option("--against", a->against,
                   "Another recording of the same inputs (e.g. from another build or machine): compare the two "
                   "recordings' hashes and checkpoints tick by tick");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle here at the first divergent tick");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
+  add_farm_options(*app, a->farm, true);
   app->footer("Examples:\n"
               "  lockstep verify fixtures/skirmish/skirmish.replay --trace fixtures/skirmish/skirmish.trace\n"
+              "  lockstep verify replays/ --traces-beside --jobs 4 --shard 2/8 --junit verify.xml\n"
               "  lockstep verify built-with-gcc.replay --against built-with-clang.replay --bundle-dir out/\n"
               "  lockstep verify my.replay --json\n"
               "Exit codes: 0 every tick matches; 1 first divergent tick and the differing components\n"
               "are named; 2 unreadable or mismatched input (bad file, unknown sim, schema change).");
-  return {app, [a] { return verify_cmd(*a); }};
+  return {app, [a] {
+            if (!is_farm(a->replays, a->farm)) {
+              a->replay = a->replays.front();
+              return verify_cmd(*a);
+            }
+            if (!a->trace.empty() || a->json || !a->against.empty())
+              return report_error(a->json, kExitBadInput,
+                                  "verify: with several replays use --traces-beside (not --trace) and --junit (not --json); "
+                                  "--against compares exactly two recordings");
+            return run_farm("verify", a->replays, a->farm, [a](const std::string& replay) {
+              VerifyArgs one;
+              one.replay = replay;
+              if (a->farm.traces_beside) one.trace = (std::filesystem::path(replay).replace_extension(".trace")).generic_string();
+              FarmTask t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
+              if (!one.trace.empty()) t.args.insert(t.args.end(), {"--trace", one.trace});
+              return t;
+            });
+          }};
 }
 
 }  // namespace lockstep::cli

@@ -39,6 +39,7 @@ Command add_netsim(CLI::App& root);    // cmd_netsim.cpp (rollback)
 Command add_dump(CLI::App& root);      // cmd_dump.cpp (inspect)
 Command add_diff(CLI::App& root);      // cmd_diff.cpp (inspect)
 Command add_peer(CLI::App& root);      // cmd_peer.cpp (rollback over UDP)
+Command add_spectate(CLI::App& root);  // cmd_peer.cpp (spectator over UDP)
 
 // ---- JSON output ------------------------------------------------------------------------
 class Json {

@@ -201,6 +201,7 @@ struct RollbackSession::Impl {
   bool clock_started = false;
   std::uint64_t now = 0, start = 0;
   std::uint32_t wait_cooldown = 0;
+  std::uint64_t frames = 0;  // advance()/poll() calls
   Rng nonce_rng;
 
   std::vector<StateHash> sync_expected;
@@ -618,8 +619,15 @@ struct RollbackSession::Impl {
   }
   void send() noexcept {
     if (transport == nullptr) return;
+    ++frames;
     for (std::uint32_t q = 0; q < cfg.peers; ++q) {
-      if (!live(q)) continue;
+      if (q == cfg.local_peer) continue;
+      if (link[q].gone) {
+        // Tell a disconnected peer now and then (the header's mask), so that one that was
+        // only frozen learns it was voted out instead of carrying on with a split match.
+        if (frames % 8 == 0) send_inputs(q, kAckOnly, 0, 0);
+        continue;
+      }
       if (!is_running) {
         if (!link[q].ready) send_sync(q, kMsgSyncRequest, link[q].nonce, link[q].sync_done);
         continue;
