@@ -18,6 +18,7 @@ struct DiffArgs {
   std::optional<std::uint64_t> tick, tick_b;
   std::uint32_t side_a = 0, side_b = 1;
   std::uint64_t limit = 50;
+  std::string svg;
   bool json = false;
 };
 
@@ -37,6 +38,10 @@ int diff_cmd(const DiffArgs& a) {
   inspect::DiffOptions o;
   o.limit = a.limit;
   const inspect::StateDiff d = inspect::diff(sa.state, sb.state, o);
+  if (!a.svg.empty())
+    if (int rc = write_svg(a.svg, sa.state, &d, "tick " + std::to_string(d.tick_a) + ": " + sa.label + " | " + sb.label, a.json);
+        rc != kExitOk)
+      return rc;
   std::string out;
   if (a.json) {
     out = "{\"a\":";
@@ -68,6 +73,7 @@ Command add_diff(CLI::App& root) {
   app->add_option("--side-a", a->side_a, "Bundles: side of A")->capture_default_str();
   app->add_option("--side-b", a->side_b, "Bundles: side of B when A and B are the same bundle")->capture_default_str();
   app->add_option("--limit", a->limit, "Differences shown in detail (all are counted)")->capture_default_str();
+  app->add_option("--svg", a->svg, "Also draw A's entities (diverged ones highlighted and labelled) into this SVG file");
   app->add_flag("--json", a->json, "JSON on stdout");
   app->footer("Examples:\n"
               "  lockstep diff desync-synctest-tick4.lsbundle\n"

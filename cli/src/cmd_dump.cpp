@@ -21,6 +21,7 @@ struct DumpArgs {
   bool json = false;
   inspect::DumpFilter filter;
   bool no_resources = false;
+  std::string svg;
 };
 
 int dump_cmd(DumpArgs& a) {
@@ -33,6 +34,9 @@ int dump_cmd(DumpArgs& a) {
   StateSource src;
   if (int rc = load_state_source(a.source, a.tick, a.side, a.json, src); rc != kExitOk) return rc;
   a.filter.resources = !a.no_resources;
+  if (!a.svg.empty())
+    if (int rc = write_svg(a.svg, src.state, nullptr, src.label + " tick " + std::to_string(src.state.tick), a.json); rc != kExitOk)
+      return rc;
   const std::string text = a.json ? inspect::dump_json(src.state, a.filter) : inspect::dump_text(src.state, a.filter);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (a.json) std::fputc('\n', stdout);
@@ -50,6 +54,7 @@ Command add_dump(CLI::App& root) {
   app->add_option("--entity", a->filter.entities, "Only these entities, SLOT or SLOT:GEN (repeatable)");
   app->add_option("--field", a->filter.fields, "Only these fields, NAME or Type.NAME (repeatable)");
   app->add_flag("--no-resources", a->no_resources, "Entities only");
+  app->add_option("--svg", a->svg, "Also draw the entities at their marked position field into this SVG file");
   app->add_flag("--json", a->json, "JSON on stdout (fixed-point values as exact decimal strings)");
   app->footer("Examples:\n"
               "  lockstep dump fixtures/skirmish/skirmish.replay --tick 300\n"

@@ -3,6 +3,7 @@
 // snapshot file, a desync bundle (one of its sides), or a replay at --tick (replayed
 // through the runner from its nearest checkpoint).
 #include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/state.h>
 
 #include <cstdint>
@@ -22,5 +23,9 @@ struct StateSource {
 // On bad input prints the error (with --json also to stdout) and returns kExitBadInput.
 int load_state_source(const std::string& path, std::optional<std::uint64_t> tick, std::uint32_t side, bool json,
                       StateSource& out);
+
+// Writes the picture of `state` (diverged entities of `diff` highlighted) to `path`.
+int write_svg(const std::string& path, const inspect::State& state, const inspect::StateDiff* diff,
+              const std::string& title, bool json);
 
 }  // namespace lockstep::cli

@@ -18,6 +18,7 @@
 
 #include <lockstep/component.h>
 #include <lockstep/fixed.h>
+#include <lockstep/inspect/svg.h>
 #include <lockstep/world.h>
 
 #include <cstring>
@@ -163,6 +164,11 @@ class DriftSim final : public replay::Sim {
 }  // namespace
 
 void set_planted_platform_quirk(bool on) noexcept { g_platform_quirk = on; }
+
+void mark_stock_positions() {
+  inspect::mark_position("Position", "p");  // skirmish units
+  inspect::mark_position("Body", "pos");    // duel fighters, the planted sims' bodies
+}
 
 const replay::Sim* find_planted_sim(std::string_view name) {
   static const DriftSim<Bug::Stale> stale("broken-stale");

@@ -19,6 +19,9 @@ const replay::Sim* find_planted_sim(std::string_view name);
 // broken-platform's stand-in for a build difference: a second build of the tool defines
 // LOCKSTEP_PLANTED_PLATFORM_QUIRK and switches this on before running.
 void set_planted_platform_quirk(bool on) noexcept;
+// The stock tool's position marks for `dump --svg` / `diff --svg` (skirmish Position.p,
+// duel and planted-sim Body.pos); a REGISTER function of the stock tool.
+void mark_stock_positions();
 // find_sim plus the hidden test sims.
 const replay::Sim* find_sim_or_hidden(std::string_view name);
 

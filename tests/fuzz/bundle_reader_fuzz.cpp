@@ -3,7 +3,8 @@
 //   * no reader crashes, hangs or allocates without bound (ASan/UBSan + libFuzzer's limits);
 //   * a failure always names a byte offset inside the input (offset <= size);
 //   * whatever decodes re-encodes to bytes that decode to the same thing, and dumping and
-//     diffing what decoded never fails.
+//     diffing what decoded never fails;
+//   * the same with checksums off (to reach the body parsers).
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/dump.h>
@@ -13,12 +14,13 @@
 #include <cstdint>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+namespace {
+void one(std::span<const std::byte> bytes, bool verify) {
   using namespace lockstep::inspect;
-  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+  const std::size_t size = bytes.size();
   {
     Bundle b;
-    const lockstep::FileStatus st = decode_bundle(bytes, b, "fuzz");
+    const lockstep::FileStatus st = decode_bundle(bytes, b, "fuzz", verify);
     if (!st.ok() && st.offset > size) __builtin_trap();
     if (st.ok()) {
       const std::vector<std::byte> again = encode_bundle(b);
@@ -33,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   {
     State s;
-    const lockstep::FileStatus st = decode_state(bytes, s, "fuzz");
+    const lockstep::FileStatus st = decode_state(bytes, s, "fuzz", verify);
     if (!st.ok() && st.offset > size) __builtin_trap();
     if (st.ok()) {
       const std::vector<std::byte> again = encode_state(s);
@@ -44,5 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)diff(s, t);
     }
   }
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+  one(bytes, true);
+  one(bytes, false);
   return 0;
 }

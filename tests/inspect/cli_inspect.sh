@@ -229,6 +229,25 @@ assert (e['a'], e['b'])==('0','1'), e
 assert d['parts']==[{'kind':'component','part':'Body','differences':16,'entities':8}], d['parts']
 " || exit 1
     ;;
+  svg)
+    # Pictures: skirmish units at their marked Position.p; a bundle's diverged bodies in red
+    # with their differing field as label. rsvg-convert (librsvg2-bin) must render both.
+    expect 0 "$bin" dump "$replay" --tick 300 --no-resources --svg "$work/units.svg"
+    live=$(sed -n 's/^entities \([0-9]*\) live.*/\1/p' "$work/out.txt")
+    n=$(grep -c '<circle ' "$work/units.svg")
+    [[ $n -eq $live ]] || { echo "FAIL: $n dots for $live units"; exit 1; }
+    expect 1 "$bin" synctest --sim broken-static --ticks 5 --per-system --bundle-dir "$work"
+    expect 2 "$bin" diff "$work/desync-synctest-tick0.lsbundle" --svg "$work/none.svg"
+    contains err.txt "no component of this state has a marked position field"
+    expect 1 "$bin" netsim --sim broken-peer --ticks 60 --hash-interval 1 --bundle-dir "$work"
+    expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle" --svg "$work/diff.svg"
+    contains diff.svg "Body[0:1].pos: 0 | 0.001953125</text>"
+    contains diff.svg "differs: Body"
+    [[ $(grep -c 'fill="#e15759"' "$work/diff.svg") -eq 8 ]] || { echo "FAIL: expected 8 highlighted bodies"; exit 1; }
+    rsvg-convert "$work/units.svg" -o "$work/units.png" || { echo "FAIL: rsvg-convert units.svg"; exit 1; }
+    rsvg-convert "$work/diff.svg" -o "$work/diff.png" || { echo "FAIL: rsvg-convert diff.svg"; exit 1; }
+    [[ $(head -c 8 "$work/diff.png" | od -An -c | tr -d ' ') == "211PNG\r\n032\n" ]] || { echo "FAIL: not a PNG"; exit 1; }
+    ;;
   *)
     echo "unknown case $case_name"; exit 2 ;;
 esac

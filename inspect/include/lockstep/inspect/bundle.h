@@ -78,7 +78,9 @@ std::uint64_t schema_hash(const State& state);
 void set_sim(Bundle& b, const replay::Sim& sim, const replay::SimConfig& config);
 
 std::vector<std::byte> encode_bundle(const Bundle& b);
-FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::string_view name = "<memory>");
+// `verify_checksum` = false only for the fuzzer (to reach the body parser), never for files.
+FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::string_view name = "<memory>",
+                         bool verify_checksum = true);
 FileStatus read_bundle_file(const std::string& path, Bundle& out);
 // Writes DIR/desync-<source>-tick<T>.lsbundle (temp + rename); `path` receives the name.
 FileStatus write_bundle(const std::string& dir, const Bundle& b, std::string& path);

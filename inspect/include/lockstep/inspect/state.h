@@ -90,7 +90,9 @@ State capture(const StorageView& view);
 // Snapshot-file bytes → State, without a World: the file's own schema is the State's schema.
 // Every length is checked against the bytes that remain before anything is allocated; errors
 // name `name`, the byte offset and what was expected (FileStatus.message).
-FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name = "<memory>");
+// `verify_checksum` = false only for the fuzzer (to reach the body parser), never for files.
+FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name = "<memory>",
+                        bool verify_checksum = true);
 FileStatus read_state_file(const std::string& path, State& out);
 // State → snapshot-file bytes (the exact bytes encode_snapshot writes for the same state).
 std::vector<std::byte> encode_state(const State& state);

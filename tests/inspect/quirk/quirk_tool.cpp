@@ -8,6 +8,7 @@
 
 int main(int argc, char** argv) {
   lockstep::fixtures::register_builtin_sims();
+  lockstep::cli::mark_stock_positions();
 #ifdef LOCKSTEP_PLANTED_PLATFORM_QUIRK
   lockstep::cli::set_planted_platform_quirk(true);
 #endif
