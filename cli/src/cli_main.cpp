@@ -30,7 +30,9 @@ int main(int argc, char** argv, const ToolInfo& info) {
              "Run '" + name + " <command> --help' for a command's options.");
   const Command commands[] = {add_run(app),   add_record(app),  add_verify(app), add_trace(app),
                               add_info(app),  add_convert(app), add_bench(app),
-                              add_synctest(app), add_netsim(app)};
+                              add_synctest(app), add_netsim(app),
+                              add_dump(app),  add_diff(app),     add_peer(app),
+                              add_spectate(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

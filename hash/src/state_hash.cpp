@@ -87,6 +87,9 @@ bool operator==(const StateHash& a, const StateHash& b) noexcept {
     return false;
   for (std::uint32_t c = 0; c < a.component_count; ++c)
     if (a.components[c] != b.components[c]) return false;
+  if (a.resource_count != b.resource_count) return false;
+  for (std::uint32_t r = 0; r < a.resource_count; ++r)
+    if (a.resource_parts[r] != b.resource_parts[r]) return false;
   return true;
 }
 
@@ -171,15 +174,23 @@ StateHash hash_storage(const StorageView& view, HashPath path) noexcept {
     h.components[c] = s.digest();
   }
 
-  {  // resources
+  {  // resources, and per resource the same bytes in a stream of their own
     Stream s;
     const std::uint32_t n = view.resource_count();
     s.u32(n);
+    h.resource_count = n < StateHash::kMaxResources ? n : StateHash::kMaxResources;
     for (std::uint32_t r = 0; r < n; ++r) {
       const TypeDescriptor& d = view.resource(r);
       s.u32(r);
       s.u32(d.size);
       s.values(d, view.resource_bytes(r), 1, fast);
+      if (r < StateHash::kMaxResources) {
+        Stream one;
+        one.u32(r);
+        one.u32(d.size);
+        one.values(d, view.resource_bytes(r), 1, fast);
+        h.resource_parts[r] = one.digest();
+      }
     }
     h.resources = s.digest();
   }
@@ -255,6 +266,11 @@ HashDiff diff_hashes(const StateHash& a, const StateHash& b) noexcept {
     if (x != y || c >= a.component_count || c >= b.component_count)
       d.components[d.component_count++] = static_cast<std::uint8_t>(c);
   }
+  // Per-resource ids only when both sides carry them (hashes rebuilt from recordings have
+  // only the combined `resources`).
+  if (a.resource_count == b.resource_count)
+    for (std::uint32_t r = 0; r < a.resource_count; ++r)
+      if (a.resource_parts[r] != b.resource_parts[r]) d.resources[d.resource_count++] = static_cast<std::uint8_t>(r);
   return d;
 }
 
@@ -289,7 +305,14 @@ std::string describe_hash_diff(const StateHash& a, const StateHash& b, const Sto
   if (d.parts & kPartTick) out += "; tick";
   if (d.parts & kPartEntities) out += "; entity table";
   if (d.parts & kPartArchetypes) out += "; archetype structure";
-  if (d.parts & kPartResources) out += "; resources";
+  if (d.parts & kPartResources) {
+    out += "; resources";
+    for (std::uint32_t i = 0; i < d.resource_count; ++i) {
+      out += i == 0 ? ": " : ", ";
+      const std::uint32_t r = d.resources[i];
+      out += r < schema.resource_count() ? std::string(schema.resource(r).name) : "#" + std::to_string(r);
+    }
+  }
   if (d.parts & kPartComponentCount)
     out += "; component count " + std::to_string(a.component_count) + " vs " + std::to_string(b.component_count);
   if (d.component_count != 0) {
@@ -311,6 +334,9 @@ std::string format_state_hash(const StateHash& h, const StorageView& schema) {
   out += "resources " + to_hex(h.resources) + "\n";
   for (std::uint32_t c = 0; c < h.component_count; ++c)
     out += "component " + component_name(schema, c) + " " + to_hex(h.components[c]) + "\n";
+  for (std::uint32_t r = 0; r < h.resource_count; ++r)
+    out += "resource " + (r < schema.resource_count() ? std::string(schema.resource(r).name) : "#" + std::to_string(r)) +
+           " " + to_hex(h.resource_parts[r]) + "\n";
   return out;
 }
 

@@ -92,6 +92,7 @@ void Snapshot::reserve(const World& world) {
   resources_.reset(new detail::TypeInfo[c.max_resources == 0 ? 1 : c.max_resources]);
   column_capacity_ = column_buffer_bytes(c);
   column_storage_.reset(new std::byte[column_capacity_ + kColumnAlign]);
+  // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(column_storage_.get());
   columns_ = column_storage_.get() + (align_up(base, kColumnAlign) - base);
   resource_capacity_ = c.resource_bytes;

@@ -80,6 +80,7 @@ World::World(const WorldConfig& config)
   const std::uint64_t slack = std::uint64_t{config_.max_archetypes + 2} * (detail::kMaxColumns + 1) * kColumnAlign * 2;
   arena_size_ = 2 * config_.row_bytes + slack;
   arena_storage_.reset(new std::byte[arena_size_ + kColumnAlign]);
+  // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(arena_storage_.get());
   arena_ = arena_storage_.get() + (align_up(base, kColumnAlign) - base);
 
