@@ -98,8 +98,13 @@ void Snapshot::reserve(const World& world) {
   resource_capacity_ = c.resource_bytes;
   resource_data_.reset(new std::byte[resource_capacity_ == 0 ? 1 : resource_capacity_]());
   disabled_.reset(new std::uint64_t[n]());
-  if (c.max_tracked_components != 0) ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components * 2u]());
-  else ticks_.reset();
+  if (c.max_tracked_components != 0) {
+    added_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
+    changed_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
+  } else {
+    added_ticks_.reset();
+    changed_ticks_.reset();
+  }
   valid_ = false;
   trusted_ = false;
 }
@@ -114,7 +119,8 @@ void Snapshot::refresh_image() noexcept {
   image_.resources = resources_.get();
   image_.resource_data = resource_data_.get();
   image_.disabled = disabled_.get();
-  image_.ticks = ticks_.get();
+  image_.added_ticks = added_ticks_.get();
+  image_.changed_ticks = changed_ticks_.get();
   image_.tracked_ids = tracked_ids_;
 }
 
@@ -246,9 +252,10 @@ void World::save(Snapshot& out) const noexcept {
   img.tick_stride = config_.max_tracked_components;
   std::copy_n(tracked_ids_, tracked_count_, out.tracked_ids_);
   if (tracked_count_ != 0) {
-    const std::size_t words = std::size_t{slot_count_} * config_.max_tracked_components * 2u;
-    std::memcpy(out.ticks_.get(), ticks_.get(), words * 8u);
-    live += words * 8u;
+    const std::size_t words = std::size_t{slot_count_} * config_.max_tracked_components;
+    std::memcpy(out.added_ticks_.get(), added_ticks_.get(), words * 8u);
+    std::memcpy(out.changed_ticks_.get(), changed_ticks_.get(), words * 8u);
+    live += words * 16u;
   }
   out.live_bytes_ = live + resource_used_;
   out.refresh_image();
@@ -412,11 +419,21 @@ Status World::load(const Snapshot& in) noexcept {
   for (std::uint32_t i = 0; i < resource_count_; ++i)
     std::memcpy(resource_data_.get() + resources_[i].offset, img.resource_data + img.resources[i].offset,
                 resources_[i].size);
-  if (disabled_total_ != 0) std::fill_n(disabled_.get(), std::max(old_slots, img.slot_count), std::uint64_t{0});
-  if (img.disabled_total != 0) std::memcpy(disabled_.get(), img.disabled, std::size_t{img.slot_count} * 8u);
+  if (disabled_total_ != 0) {
+    std::fill_n(disabled_.get(), std::max(old_slots, img.slot_count), std::uint64_t{0});
+    std::fill_n(disabled_blocks_.get(), std::max(old_slots, img.slot_count) / 64 + 1, std::uint8_t{0});
+  }
+  if (img.disabled_total != 0) {
+    std::memcpy(disabled_.get(), img.disabled, std::size_t{img.slot_count} * 8u);
+    for (std::uint32_t s = 0; s < img.slot_count; ++s) disabled_blocks_[s >> 6] += disabled_[s] != 0 ? 1 : 0;
+  }
   disabled_total_ = img.disabled_total;
   if (tracked_count_ != 0)
-    std::memcpy(ticks_.get(), img.ticks, std::size_t{img.slot_count} * config_.max_tracked_components * 16u);
+  {
+    const std::size_t words = std::size_t{img.slot_count} * config_.max_tracked_components;
+    std::memcpy(added_ticks_.get(), img.added_ticks, words * 8u);
+    std::memcpy(changed_ticks_.get(), img.changed_ticks, words * 8u);
+  }
   tick_ = img.tick;
   debug_check();
   return Status::Ok();

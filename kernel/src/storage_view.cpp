@@ -50,10 +50,10 @@ std::span<const std::uint8_t> StorageView::tracked_components() const noexcept {
   return {image_.tracked_ids, image_.tracked_count};
 }
 std::uint64_t StorageView::added_tick(std::uint32_t slot, std::uint32_t i) const noexcept {
-  return image_.ticks[(std::size_t{slot} * image_.tick_stride + i) * 2u];
+  return image_.added_ticks[std::size_t{slot} * image_.tick_stride + i];
 }
 std::uint64_t StorageView::changed_tick(std::uint32_t slot, std::uint32_t i) const noexcept {
-  return image_.ticks[(std::size_t{slot} * image_.tick_stride + i) * 2u + 1u];
+  return image_.changed_ticks[std::size_t{slot} * image_.tick_stride + i];
 }
 
 }  // namespace lockstep

@@ -56,9 +56,13 @@ World::World(const WorldConfig& config)
   std::fill_n(entity_archetype_.get(), n == 0 ? 1 : n, kNoArchetype);
   free_.reset(new std::uint32_t[n == 0 ? 1 : n]);
   disabled_.reset(new std::uint64_t[n == 0 ? 1 : n]());
+  disabled_blocks_.reset(new std::uint8_t[n / 64 + 1]());
   config_.max_tracked_components = std::min(config_.max_tracked_components, WorldConfig::kMaxTrackedLimit);
   if (config_.max_tracked_components != 0)
-    ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components * 2u]());
+  {
+    added_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
+    changed_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
+  }
   std::fill(std::begin(track_of_), std::end(track_of_), kUntracked);
 
   components_.reset(new detail::TypeInfo[config_.max_components == 0 ? 1 : config_.max_components]);
@@ -426,7 +430,10 @@ Status World::clear() noexcept {
     release_slot(slot);
   }
   for (std::uint32_t a = 0; a < archetype_count_; ++a) archetypes_[a].rows = 0;
-  if (disabled_total_ != 0) std::fill_n(disabled_.get(), slot_count_, std::uint64_t{0});
+  if (disabled_total_ != 0) {
+    std::fill_n(disabled_.get(), slot_count_, std::uint64_t{0});
+    std::fill_n(disabled_blocks_.get(), slot_count_ / 64 + 1, std::uint8_t{0});
+  }
   disabled_total_ = 0;
   used_row_bytes_ = 0;
   live_count_ = 0;
@@ -585,7 +592,8 @@ StorageView World::storage() const noexcept {
   image.resource_data = resource_data_.get();
   image.disabled = disabled_.get();
   image.disabled_total = disabled_total_;
-  image.ticks = ticks_.get();
+  image.added_ticks = added_ticks_.get();
+  image.changed_ticks = changed_ticks_.get();
   image.tick_stride = config_.max_tracked_components;
   image.tracked_count = tracked_count_;
   image.tracked_ids = tracked_ids_;
@@ -632,6 +640,11 @@ Status World::checkInvariants() const noexcept {
     disabled += static_cast<std::uint64_t>(std::popcount(bits));
   }
   if (disabled != disabled_total_) return {ErrorCode::Internal, "disabled count is off"};
+  for (std::uint32_t b = 0; b <= slot_count_ / 64 && b <= config_.max_entities / 64; ++b) {
+    std::uint32_t dirty = 0;
+    for (std::uint32_t s = b * 64; s < (b + 1) * 64 && s < slot_count_; ++s) dirty += disabled_[s] != 0 ? 1 : 0;
+    if (dirty != disabled_blocks_[b]) return {ErrorCode::Internal, "disabled block summary is off"};
+  }
   for (std::uint32_t i = 0; i < free_count_; ++i) {
     const std::uint32_t s = free_[free_head_ + i];
     if (s >= slot_count_ || alive_[s] != 0) return {ErrorCode::Internal, "free list holds a live slot"};

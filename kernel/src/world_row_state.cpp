@@ -24,12 +24,17 @@ Status World::set_enabled(Entity e, std::uint32_t id, bool enabled) noexcept {
   }
   const std::uint64_t bit = std::uint64_t{1} << id;
   std::uint64_t& word = disabled_[e.slot];
+  const bool was_clean = word == 0;
   if (enabled && (word & bit) != 0) {
     word &= ~bit;
     --disabled_total_;
   } else if (!enabled && (word & bit) == 0) {
     word |= bit;
     ++disabled_total_;
+  }
+  if (was_clean != (word == 0)) {
+    if (was_clean) ++disabled_blocks_[e.slot >> 6];
+    else --disabled_blocks_[e.slot >> 6];
   }
   return Status::Ok();
 }
@@ -52,13 +57,10 @@ Status World::track_changes(std::uint32_t id) noexcept {
   while (at < tracked_count_ && tracked_ids_[at] < id) ++at;
   const std::uint32_t stride = config_.max_tracked_components;
   for (std::uint32_t s = 0; s < slot_count_; ++s) {
-    std::uint64_t* row = ticks_.get() + std::size_t{s} * stride * 2u;
-    for (std::uint32_t t = tracked_count_; t > at; --t) {
-      row[t * 2] = row[(t - 1) * 2];
-      row[t * 2 + 1] = row[(t - 1) * 2 + 1];
+    for (std::uint64_t* row : {added_ticks_.get() + std::size_t{s} * stride, changed_ticks_.get() + std::size_t{s} * stride}) {
+      for (std::uint32_t t = tracked_count_; t > at; --t) row[t] = row[t - 1];
+      row[at] = tick_;
     }
-    row[at * 2] = tick_;
-    row[at * 2 + 1] = tick_;
   }
   for (std::uint32_t t = tracked_count_; t > at; --t) tracked_ids_[t] = tracked_ids_[t - 1];
   tracked_ids_[at] = static_cast<std::uint8_t>(id);
@@ -71,9 +73,8 @@ Status World::track_changes(std::uint32_t id) noexcept {
 bool World::change_ticks(Entity e, std::uint32_t id, std::uint64_t& added, std::uint64_t& changed) const noexcept {
   if (!valid(e) || id >= component_count_ || track_of_[id] == kUntracked) return false;
   if (!archetypes_[entity_archetype_[e.slot]].mask.contains(id)) return false;
-  const std::uint64_t* p = tick_pair(e.slot, track_of_[id]);
-  added = p[0];
-  changed = p[1];
+  added = added_ticks_[tick_index(e.slot, track_of_[id])];
+  changed = changed_ticks_[tick_index(e.slot, track_of_[id])];
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace lockstep;
@@ -282,4 +283,33 @@ TEST_F(RowWorld, SnapshotsRestoreTicksAndRefuseOtherTracking) {
   EXPECT_EQ(c, 0u);
   ASSERT_TRUE(w.trackChanges<Pos>().ok());
   EXPECT_EQ(w.load(snap).code(), ErrorCode::Mismatch);
+}
+
+TEST(RowStateChunks, CleanAndDirtyRunsOfALargeArchetype) {
+  WorldConfig c;
+  c.max_entities = 1024;
+  World w(c);
+  register_all(w);
+  CachedQuery<term::read<Pos>, term::disabled<Vel>> off;
+  std::uint32_t visited = 0;
+  for (std::uint32_t i = 0; i < 300; ++i) {
+    const Entity e = w.create();
+    ASSERT_TRUE(w.addComponent(e, Pos{static_cast<std::int64_t>(i), 0}).ok());
+    ASSERT_TRUE(w.addComponent(e, Vel{1, 1}).ok());
+  }
+  ASSERT_TRUE(off.each(w, [&](Entity, const Pos&) { ++visited; }).ok());
+  EXPECT_EQ(visited, 0u);  // no bit set anywhere: disabled<Vel> matches nobody
+  ASSERT_TRUE(w.setEnabled<Vel>(Entity{130, 1}, false).ok());
+  ASSERT_TRUE(w.setEnabled<Vel>(Entity{131, 1}, false).ok());
+  ASSERT_TRUE(w.setEnabled<Vel>(Entity{131, 1}, true).ok());
+  std::vector<std::uint32_t> on, disabled;
+  CachedQuery<term::read<Pos>, term::read<Vel>> both;
+  ASSERT_TRUE(both.each(w, [&](Entity e, const Pos&, const Vel&) { on.push_back(e.slot); }).ok());
+  ASSERT_TRUE(off.each(w, [&](Entity e, const Pos&) { disabled.push_back(e.slot); }).ok());
+  EXPECT_EQ(on.size(), 299u);
+  EXPECT_EQ(std::count(on.begin(), on.end(), 130u), 0);
+  EXPECT_EQ(on.front(), 0u);
+  EXPECT_EQ(on.back(), 299u);
+  EXPECT_EQ(disabled, (std::vector<std::uint32_t>{130}));
+  EXPECT_TRUE(w.checkInvariants().ok());
 }

@@ -35,7 +35,9 @@ struct QueryAccess {
   static std::uint32_t component_size(const World& w, std::uint32_t id) noexcept { return w.components_[id].size; }
   static std::uint64_t disabled_total(const World& w) noexcept { return w.disabled_total_; }
   static const std::uint64_t* disabled(const World& w) noexcept { return w.disabled_.get(); }
-  static std::uint64_t* ticks(const World& w) noexcept { return w.ticks_.get(); }
+  static const std::uint8_t* disabled_blocks(const World& w) noexcept { return w.disabled_blocks_.get(); }
+  static std::uint64_t* added_ticks(const World& w) noexcept { return w.added_ticks_.get(); }
+  static std::uint64_t* changed_ticks(const World& w) noexcept { return w.changed_ticks_.get(); }
   static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
   static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
@@ -45,45 +47,60 @@ struct QueryAccess {
 // components). Returns InvalidArgument when an added/changed term names an untracked type.
 Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
 
-// Per-call view of the row state a query filters on. pass() is the row filter; mark() stamps
-// a Write hand-out of tracked index t.
-struct RowState {
-  const std::uint64_t* disabled;
-  std::uint64_t* ticks;
-  std::uint32_t stride;
-  std::uint64_t since;
-  std::uint64_t now;
-  bool any_disabled;
+// The row filter of one query call, with everything in locals of the row loop (a write
+// through a component reference may alias the world's uint64 fields, so nothing is read
+// through the world or the spec inside the loop).
+struct RowFilter {
+  const std::uint64_t* disabled = nullptr;  // null when no bit is set anywhere
+  std::uint64_t need_enabled = 0;
+  std::uint64_t need_disabled = 0;
+  const std::uint64_t* tick_base[kMaxQueryRowTerms];  // added or changed array per tick term
+  std::uint32_t tick_track[kMaxQueryRowTerms];
+  std::uint32_t tick_count = 0;
+  std::uint64_t* changed = nullptr;  // change-tick array (marks)
+  std::size_t stride = 0;
+  std::uint64_t since = 0;
+  std::uint64_t now = 0;
+  std::uint64_t opt_null[kMaxQueryFetch];  // per fetch: enable bit that nulls an optional
+  std::uint32_t mark_track[kMaxQueryFetch];  // per fetch: tracked index to stamp, or ~0u
 
-  bool pass(const QuerySpec& spec, std::uint32_t slot) const noexcept {
-    const std::uint64_t d = any_disabled ? disabled[slot] : 0;
-    if ((d & spec.need_enabled) != 0 || (d & spec.need_disabled) != spec.need_disabled) return false;
-    if (spec.tick_terms) {
-      const std::uint64_t* row = ticks + std::size_t{slot} * stride * 2u;
-      for (std::uint32_t k = 0; k < spec.row_count; ++k) {
-        const RowTermKind kind = spec.row[k].kind;
-        if (kind == RowTermKind::Added && row[spec.row_track[k] * 2u] < since) return false;
-        if (kind == RowTermKind::Changed && row[spec.row_track[k] * 2u + 1] < since) return false;
-      }
-    }
+  // Whether `slot`'s row passes; `word` receives its disabled word (0 when no bits exist).
+  bool pass(std::uint32_t slot, std::uint64_t& word) const noexcept {
+    word = disabled != nullptr ? disabled[slot] : 0;
+    if ((word & need_enabled) != 0 || (word & need_disabled) != need_disabled) return false;
+    for (std::uint32_t k = 0; k < tick_count; ++k)
+      if (tick_base[k][slot * stride + tick_track[k]] < since) return false;
     return true;
-  }
-  // Column of fetch k for this row: absent when the component is optional and disabled.
-  std::uint8_t column(const QuerySpec& spec, std::uint32_t k, std::uint8_t column, std::uint32_t slot) const noexcept {
-    if (column == kNoColumn || !any_disabled || !spec.fetch[k].optional) return column;
-    const std::uint32_t id = spec.fetch[k].id;
-    if (id >= 64 || spec.include_disabled.contains(id)) return column;
-    return (disabled[slot] >> id & 1u) != 0 ? kNoColumn : column;
-  }
-  void mark(std::uint32_t slot, std::uint8_t track) const noexcept {
-    ticks[(std::size_t{slot} * stride + track) * 2u + 1] = now;
   }
 };
 
-inline RowState row_state(const World& w, std::uint64_t since) noexcept {
-  return RowState{QueryAccess::disabled(w), QueryAccess::ticks(w), QueryAccess::tick_stride(w), since,
-                  QueryAccess::tick(w),     QueryAccess::disabled_total(w) != 0};
+inline RowFilter row_filter(const World& w, const QuerySpec& spec, std::uint64_t since) noexcept {
+  RowFilter f;
+  f.disabled = QueryAccess::disabled_total(w) != 0 ? QueryAccess::disabled(w) : nullptr;
+  f.need_enabled = spec.need_enabled;
+  f.need_disabled = spec.need_disabled;
+  f.stride = QueryAccess::tick_stride(w);
+  f.since = since;
+  f.now = QueryAccess::tick(w);
+  f.changed = QueryAccess::changed_ticks(w);
+  if (spec.tick_terms) {
+    for (std::uint32_t k = 0; k < spec.row_count; ++k) {
+      const RowTermKind kind = spec.row[k].kind;
+      if (kind != RowTermKind::Added && kind != RowTermKind::Changed) continue;
+      f.tick_base[f.tick_count] = kind == RowTermKind::Added ? QueryAccess::added_ticks(w) : QueryAccess::changed_ticks(w);
+      f.tick_track[f.tick_count++] = spec.row_track[k];
+    }
+  }
+  for (std::uint32_t k = 0; k < spec.fetch_count; ++k) {
+    const QueryFetch& fe = spec.fetch[k];
+    f.opt_null[k] = (fe.optional && !fe.missing && fe.id < 64 && !spec.include_disabled.contains(fe.id))
+                        ? std::uint64_t{1} << fe.id
+                        : 0;
+    f.mark_track[k] = spec.fetch_track[k] == 0xFF ? ~0u : spec.fetch_track[k];
+  }
+  return f;
 }
+
 inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
   return QueryAccess::disabled_total(w) != 0 || spec.row_count != 0 || spec.marks;
 }
@@ -390,11 +407,29 @@ class CachedQuery {
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
     const std::uint32_t* generations = detail::QueryAccess::generations(world);
     if (!detail::needs_row_checks(world, spec_)) {
-      detail::for_each_id(matched, [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn); });
-    } else {
-      const detail::RowState state = detail::row_state(world, since_);
       detail::for_each_id(matched,
-                          [&](std::uint32_t id) { rows_checked(Fetches{}, archetypes[id], generations, state, fn); });
+                          [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn, 0, archetypes[id].rows); });
+    } else {
+      const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
+      const bool bits_only = filter.tick_count == 0 && !spec_.marks && filter.need_disabled == 0;
+      const std::uint8_t* blocks = detail::QueryAccess::disabled_blocks(world);
+      detail::for_each_id(matched, [&](std::uint32_t id) {
+        const detail::Archetype& a = archetypes[id];
+        if (!bits_only || filter.disabled == nullptr) {
+          rows_checked(Fetches{}, a, generations, filter, fn, 0, a.rows);
+          return;
+        }
+        // Enable bits only: runs of 64 rows whose slots lie in clean 64-slot blocks take the
+        // unchecked loop, so a few disabled entities cost little.
+        for (std::uint32_t begin = 0; begin < a.rows; begin += 64) {
+          const std::uint32_t end = begin + 64 < a.rows ? begin + 64 : a.rows;
+          const std::uint32_t lo = a.slots_ptr[begin] >> 6, hi = a.slots_ptr[end - 1] >> 6;
+          bool clean = hi - lo < 4;
+          for (std::uint32_t b = lo; clean && b <= hi; ++b) clean = blocks[b] == 0;
+          if (clean) rows(Fetches{}, a, generations, fn, begin, end);
+          else rows_checked(Fetches{}, a, generations, filter, fn, begin, end);
+        }
+      });
     }
     return Status::Ok();
   }
@@ -419,14 +454,14 @@ class CachedQuery {
 
  private:
   template <class... Fs, class Fn>
-  void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn) {
+  void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn,
+            std::uint32_t begin, std::uint32_t end) {
     constexpr std::size_t N = sizeof...(Fs);
     std::uint8_t columns[N + 1];
     for (std::size_t k = 0; k < N; ++k)
       columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
-    const std::uint32_t count = a.rows;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::uint32_t r = 0; r < count; ++r) {
+      for (std::uint32_t r = begin; r < end; ++r) {
         // Column addresses are re-read every row, as in World::each: a legal structural
         // change made by fn in another archetype may have compacted the arena.
         const std::uint32_t slot = a.slots_ptr[r];
@@ -437,22 +472,31 @@ class CachedQuery {
 
   template <class... Fs, class Fn>
   void rows_checked(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations,
-                    const detail::RowState& state, Fn& fn) {
+                    const detail::RowFilter& filter, Fn& fn, std::uint32_t begin, std::uint32_t end) {
     constexpr std::size_t N = sizeof...(Fs);
+    constexpr bool kOptional = (detail::fetch_traits<Fs>::optional || ...);
+    constexpr bool kWrites = (detail::fetch_traits<Fs>::write || ...);
     std::uint8_t columns[N + 1];
     for (std::size_t k = 0; k < N; ++k)
       columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
-    const std::uint32_t count = a.rows;
+    const detail::RowFilter f = filter;  // a local copy: never reloaded inside the loop
+    std::uint32_t marks[N + 1];
+    std::uint32_t mark_count = 0;
+    if constexpr (kWrites)
+      for (std::uint32_t k = 0; k < N; ++k)
+        if (f.mark_track[k] != ~0u && columns[k] != detail::kNoColumn) marks[mark_count++] = k;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::uint32_t r = 0; r < count; ++r) {
+      for (std::uint32_t r = begin; r < end; ++r) {
         const std::uint32_t slot = a.slots_ptr[r];
-        if (!state.pass(spec_, slot)) continue;
-        std::uint8_t row_columns[N + 1];
-        for (std::uint32_t k = 0; k < N; ++k) {
-          row_columns[k] = state.column(spec_, k, columns[k], slot);
-          if (spec_.fetch_track[k] != World::kUntracked && row_columns[k] != detail::kNoColumn)
-            state.mark(slot, spec_.fetch_track[k]);
-        }
+        std::uint64_t word;
+        if (!f.pass(slot, word)) continue;
+        std::uint8_t row_columns[sizeof...(I) + 1] = {columns[I]..., 0};
+        if constexpr (kOptional)
+          for (std::uint32_t k = 0; k < sizeof...(I); ++k)
+            if ((word & f.opt_null[k]) != 0) row_columns[k] = detail::kNoColumn;
+        if constexpr (kWrites)
+          for (std::uint32_t m = 0; m < mark_count; ++m)
+            if (row_columns[marks[m]] != detail::kNoColumn) f.changed[slot * f.stride + f.mark_track[marks[m]]] = f.now;
         fn(Entity{slot, generations[slot]}, hand<Fs>(a, row_columns[I], r)...);
       }
     }(std::index_sequence_for<Fs...>{});

@@ -172,21 +172,37 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
     row.descriptors_[k] = descriptors_[k];
   }
   const bool checked = detail::needs_row_checks(world, spec_);
-  const detail::RowState state = detail::row_state(world, since_);
+  const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
   detail::for_each_id(matched, [&](std::uint32_t id) {
     const detail::Archetype& a = archetypes[id];
+    // Per-archetype locals: the row loop reads nothing through `this` or the world.
     std::uint8_t columns[kMaxQueryFetch];
-    for (std::uint32_t k = 0; k < n; ++k) columns[k] = a.column_of[spec_.fetch[k].id];
+    std::size_t sizes[kMaxQueryFetch];
+    for (std::uint32_t k = 0; k < n; ++k) {
+      columns[k] = a.column_of[spec_.fetch[k].id];
+      sizes[k] = sizes_[k];
+    }
     const std::uint32_t count = a.rows;
+    if (!checked) {
+      for (std::uint32_t r = 0; r < count; ++r) {
+        const std::uint32_t slot = a.slots_ptr[r];
+        row.entity_ = Entity{slot, generations[slot]};
+        for (std::uint32_t k = 0; k < n; ++k)
+          row.ptr_[k] = columns[k] == detail::kNoColumn ? nullptr : a.column_ptr[columns[k]] + r * sizes[k];
+        fn(static_cast<const DynamicRow&>(row));
+      }
+      return;
+    }
+    const detail::RowFilter& f = filter;
     for (std::uint32_t r = 0; r < count; ++r) {
       const std::uint32_t slot = a.slots_ptr[r];
-      if (checked && !state.pass(spec_, slot)) continue;
+      std::uint64_t word;
+      if (!f.pass(slot, word)) continue;
       row.entity_ = Entity{slot, generations[slot]};
       for (std::uint32_t k = 0; k < n; ++k) {
-        const std::uint8_t c = checked ? state.column(spec_, k, columns[k], slot) : columns[k];
-        row.ptr_[k] = c == detail::kNoColumn ? nullptr : a.column_ptr[c] + std::size_t{r} * sizes_[k];
-        if (checked && c != detail::kNoColumn && spec_.fetch_track[k] != World::kUntracked)
-          state.mark(slot, spec_.fetch_track[k]);
+        const bool absent = columns[k] == detail::kNoColumn || (word & f.opt_null[k]) != 0;
+        row.ptr_[k] = absent ? nullptr : a.column_ptr[columns[k]] + r * sizes[k];
+        if (!absent && f.mark_track[k] != ~0u) f.changed[slot * f.stride + f.mark_track[k]] = f.now;
       }
       fn(static_cast<const DynamicRow&>(row));
     }

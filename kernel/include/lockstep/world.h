@@ -287,19 +287,18 @@ class World {
   mutable std::uint64_t debug_checks_ = 0;
 
   // Row state (world_row_state.cpp): enable bits and change ticks.
-  std::uint64_t* tick_pair(std::uint32_t slot, std::uint32_t track) const noexcept {
-    return ticks_.get() + (std::size_t{slot} * config_.max_tracked_components + track) * 2u;
+  std::size_t tick_index(std::uint32_t slot, std::uint32_t track) const noexcept {
+    return std::size_t{slot} * config_.max_tracked_components + track;
   }
   void mark_changed(std::uint32_t slot, std::uint32_t component_id) noexcept {
     const std::uint8_t t = track_of_[component_id];
-    if (t != kUntracked) tick_pair(slot, t)[1] = tick_;
+    if (t != kUntracked) changed_ticks_[tick_index(slot, t)] = tick_;
   }
   void mark_added(std::uint32_t slot, std::uint32_t component_id) noexcept {
     const std::uint8_t t = track_of_[component_id];
     if (t != kUntracked) {
-      std::uint64_t* p = tick_pair(slot, t);
-      p[0] = tick_;
-      p[1] = tick_;
+      added_ticks_[tick_index(slot, t)] = tick_;
+      changed_ticks_[tick_index(slot, t)] = tick_;
     }
   }
   // Keeps only the enable bits of components in `mask` (after a structural change).
@@ -309,6 +308,7 @@ class World {
     const std::uint64_t kept = old & mask.words[0];
     disabled_total_ -= static_cast<std::uint64_t>(std::popcount(old) - std::popcount(kept));
     disabled_[slot] = kept;
+    if (kept == 0) --disabled_blocks_[slot >> 6];
   }
 
   WorldConfig config_;
@@ -358,10 +358,14 @@ class World {
   // archetype mask, 0 for free slots; disabled_total_ = Σ popcount.
   std::unique_ptr<std::uint64_t[]> disabled_;
   std::uint64_t disabled_total_ = 0;
-  // Change ticks: per slot and tracked index, {added, changed}. Only rows holding the
+  // Per 64 slots, how many have a non-zero word: lets queries run their unchecked loop over
+  // rows whose slots all lie in clean blocks (not state; derived from disabled_).
+  std::unique_ptr<std::uint8_t[]> disabled_blocks_;
+  // Change ticks: per slot and tracked index, added and changed. Only rows holding the
   // component carry meaning (and are hashed/saved); stale pairs of removed components are
   // overwritten when the component is added again.
-  std::unique_ptr<std::uint64_t[]> ticks_;
+  std::unique_ptr<std::uint64_t[]> added_ticks_;    // [slot * max_tracked + tracked index]
+  std::unique_ptr<std::uint64_t[]> changed_ticks_;  // same indexing; apart so writes stream
   std::uint8_t track_of_[256];  // component id -> tracked index, or kUntracked
   std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
   std::uint32_t tracked_count_ = 0;
@@ -412,12 +416,20 @@ void World::each_rows_checked(detail::TypeList<Ts...>, detail::TypeList<Tags...>
   const std::uint32_t rows = a.rows;
   std::uint32_t columns[N];
   for (std::size_t k = 0; k < N; ++k) columns[k] = a.column_of[ids[k]];
+  // Everything the row loop needs, in locals: a write through a component reference (an
+  // int64 may alias a uint64 member) would otherwise force reloads of the world's fields.
+  const std::uint64_t* const disabled = skip != 0 ? disabled_.get() : nullptr;
+  std::uint64_t* const changed = marks ? changed_ticks_.get() : nullptr;
+  const std::size_t stride = config_.max_tracked_components;
+  const std::uint64_t now = tick_;
+  std::uint32_t tracks[N];
+  std::uint32_t track_count = 0;
+  for (std::size_t k = 0; k < N; ++k)
+    if (marks && !is_read[k] && track_of_[ids[k]] != kUntracked) tracks[track_count++] = track_of_[ids[k]];
   for (std::uint32_t r = 0; r < rows; ++r) {
     const std::uint32_t slot = a.slots_ptr[r];
-    if ((disabled_[slot] & skip) != 0) continue;
-    if (marks)
-      for (std::size_t k = 0; k < N; ++k)
-        if (!is_read[k]) mark_changed(slot, ids[k]);
+    if (disabled != nullptr && (disabled[slot] & skip) != 0) continue;
+    for (std::uint32_t t = 0; t < track_count; ++t) changed[slot * stride + tracks[t]] = now;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       fn(Entity{slot, generations_[slot]},
          static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
