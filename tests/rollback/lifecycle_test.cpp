@@ -258,7 +258,7 @@ TEST(rollback_lifecycle, PeerDeclaredDisconnectedByOthersLeavesWithAnError) {
   EXPECT_NE(m.find(1, SessionEventKind::Disconnected, 1), nullptr);  // "this peer" was disconnected
   EXPECT_TRUE(m.peers[0].session->status().ok());
   EXPECT_EQ(m.peers[0].session->peer_status(1).state, PeerState::Disconnected);
-  EXPECT_EQ(m.peers[0].session->peer_status(1).disconnect_tick, m.peers[0].find(0, SessionEventKind::DisconnectAgreed, 1)->tick);
+  EXPECT_EQ(m.peers[0].session->peer_status(1).disconnect_tick, m.find(0, SessionEventKind::DisconnectAgreed, 1)->tick);
 }
 
 TEST(rollback_lifecycle, RestartedPeerIsRejectedNotSilentlyResynced) {
