@@ -26,13 +26,14 @@
 # without one (no REGISTER anywhere) is linked whole-archive (CMake >= 3.24) so its static
 # initializers survive. Both paths are tested (tests/tool/).
 include_guard(GLOBAL)
-set(_LOCKSTEP_HELPERS_DIR ${CMAKE_CURRENT_LIST_DIR})
-
-# Flags that make floating point, if any reached a sim path, differ between builds.
-set(_LOCKSTEP_FORBIDDEN_FLAGS -ffast-math -Ofast -funsafe-math-optimizations -fassociative-math
-    -freciprocal-math -ffp-contract=fast /fp:fast)
+# Global, not a variable: the functions are called from other directories (a game's
+# CMakeLists above an add_subdirectory(lockstep)), where lockstep's variables are not visible.
+set_property(GLOBAL PROPERTY LOCKSTEP_HELPERS_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(_lockstep_check_flags_now target)
+  # Flags that make floating point, if any reached a sim path, differ between builds.
+  set(forbidden -ffast-math -Ofast -funsafe-math-optimizations -fassociative-math -freciprocal-math
+                -ffp-contract=fast /fp:fast)
   set(sources "")
   list(APPEND sources "CMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS}")
   foreach(cfg ${CMAKE_BUILD_TYPE} ${CMAKE_CONFIGURATION_TYPES})
@@ -60,7 +61,7 @@ function(_lockstep_check_flags_now target)
       list(APPEND tokens /fp:fast)
     endif()
     foreach(flag IN LISTS tokens)
-      if(NOT flag IN_LIST _LOCKSTEP_FORBIDDEN_FLAGS)
+      if(NOT flag IN_LIST forbidden)
         continue()
       endif()
       message(FATAL_ERROR
@@ -160,6 +161,7 @@ function(lockstep_add_tool tool)
     string(APPEND calls "  ::${fn}();\n")
   endforeach()
 
+  get_property(helpers_dir GLOBAL PROPERTY LOCKSTEP_HELPERS_DIR)
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/lockstep_tool_${tool})
   set(replay_src "")
   if(arg_DEFAULT_REPLAY)
@@ -168,8 +170,8 @@ function(lockstep_add_tool tool)
     add_custom_command(
       OUTPUT ${replay_src}
       COMMAND ${CMAKE_COMMAND} -DIN=${replay_abs} -DOUT=${replay_src}
-              -P ${_LOCKSTEP_HELPERS_DIR}/lockstepEmbedReplay.cmake
-      DEPENDS ${replay_abs} ${_LOCKSTEP_HELPERS_DIR}/lockstepEmbedReplay.cmake
+              -P ${helpers_dir}/lockstepEmbedReplay.cmake
+      DEPENDS ${replay_abs} ${helpers_dir}/lockstepEmbedReplay.cmake
       COMMENT "Embedding the default replay of ${tool} (${arg_DEFAULT_REPLAY})"
       VERBATIM)
     set(default_replay_code

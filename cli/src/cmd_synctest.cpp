@@ -81,6 +81,7 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
     j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("source", name).field("per_system", true)
         .field("tick", r.tick).field("system", r.system).field("report", where);
     if (!bundle.empty()) j.field("bundle", bundle);
+    j.end();
     std::string out = j.str();
     out.pop_back();  // splice the diff object in
     out += ",\"diff\":" + inspect::format_json(r.diff) + "}";

@@ -103,6 +103,7 @@ const replay::Sim& broken_static_sim() {
 
 const replay::Sim* find_sim_or_hidden(std::string_view name) {
   if (name == broken_static_sim().name()) return &broken_static_sim();
+  if (const replay::Sim* s = find_planted_sim(name)) return s;
   return replay::find_sim(name);
 }
 

@@ -13,6 +13,12 @@ namespace lockstep::cli {
 // a second peer in the same process simulates differently. Not registered: `synctest` and
 // `netsim` accept it by name so the CLI tests can prove the checks catch it.
 const replay::Sim& broken_static_sim();
+// The planted-bug sims of the desync field guide (planted_sims.cpp): broken-stale,
+// broken-peer, broken-platform; nullptr for other names.
+const replay::Sim* find_planted_sim(std::string_view name);
+// broken-platform's stand-in for a build difference: a second build of the tool defines
+// LOCKSTEP_PLANTED_PLATFORM_QUIRK and switches this on before running.
+void set_planted_platform_quirk(bool on) noexcept;
 // find_sim plus the hidden test sims.
 const replay::Sim* find_sim_or_hidden(std::string_view name);
 

@@ -73,8 +73,8 @@ class Walker {
       if (std::memcmp(a + f.offset, b + f.offset, f.size()) == 0) continue;
       const std::uint32_t n = f.units();
       const std::uint32_t ubytes = f.element_size * f.unit();
-      // Small fields (a vec2, an Entity, up to 4 units) are reported whole; arrays per element.
-      const bool whole = n <= 4;
+      // Single values and fixed vectors (vec2, vec3) are reported whole; arrays per element.
+      const bool whole = n == 1 || (f.kind == FieldKind::Fixed && n <= 3);
       if (whole) {
         DiffEntry e{kind, t.name, slot, gen, f.name, -1, {}, {}};
         if (detail()) {
@@ -196,12 +196,14 @@ StateDiff diff(const State& a, const State& b, const DiffOptions& options) {
   const auto loc_a = a.locate();
   const auto loc_b = b.locate();
   const std::uint32_t common = std::min(a.slot_count(), b.slot_count());
+  // Component sets by name, once per archetype (entities are compared by these).
+  std::vector<std::vector<std::string>> sets_a, sets_b;
+  for (const Archetype& arch : a.archetypes) sets_a.push_back(name_set(a, arch.components));
+  for (const Archetype& arch : b.archetypes) sets_b.push_back(name_set(b, arch.components));
   for (std::uint32_t s = 0; s < common; ++s) {
     if (loc_a[s].archetype == kNoArchetype || loc_b[s].archetype == kNoArchetype) continue;
     if (a.generations[s] != b.generations[s]) continue;
-    const auto sa = name_set(a, a.archetypes[loc_a[s].archetype].components);
-    const auto sb = name_set(b, b.archetypes[loc_b[s].archetype].components);
-    if (sa != sb)
+    if (sets_a[loc_a[s].archetype] != sets_b[loc_b[s].archetype])
       w.add({DiffKind::Archetype, "", s, a.generations[s], "", -1, names(a, a.archetypes[loc_a[s].archetype].components),
              names(b, b.archetypes[loc_b[s].archetype].components)});
   }

@@ -10,6 +10,9 @@ Status DynamicQuery::refresh(const World& world) noexcept {
     // registrations than this one's ids may not be used on a smaller world.
     if (world.componentCount() < component_count_)
       return {ErrorCode::Mismatch, "DynamicQuery: built for a world with more registered components"};
+    for (std::uint32_t k = 0; k < spec_.fetch_count; ++k)
+      if (&world.componentDescriptor(spec_.fetch[k].id) != descriptors_[k])
+        return {ErrorCode::Mismatch, "DynamicQuery: built for a world whose component ids name other types"};
     if (Status s = detail::resolve_row_state(world, spec_); !s.ok()) return s;
     const std::uint64_t tests = cache_.tests;
     cache_ = detail::MatchCache{};

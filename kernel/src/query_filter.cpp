@@ -11,6 +11,7 @@ std::uint64_t next_layout_epoch() noexcept {
   // Process-wide so that two worlds (or one world before and after a load) never share an
   // epoch: a query cache built against one can never be mistaken for current on another.
   // Never part of the state and never observable in the visit order.
+  // lockstep: allow(static) a cache-validity stamp, never hashed, snapshotted or visible in any visit order
   static std::atomic<std::uint64_t> counter{0};
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
 }

@@ -28,6 +28,7 @@ constexpr Native kInvalid = INVALID_SOCKET;
 using SockLen = int;
 // Winsock must be started once per process before the first socket call.
 bool start_winsock(std::string& error) {
+  // lockstep: allow(static) Winsock start-up is per process, outside any simulation
   static std::atomic<int> started{0};
   if (started.load() != 0) return true;
   WSADATA data;
@@ -58,7 +59,7 @@ std::string last_error() { return std::strerror(errno); }
 #endif
 static_assert(sizeof(sockaddr_in6) <= sizeof(Address::storage), "Address::storage too small");
 
-Native native(std::uintptr_t h) noexcept { return static_cast<Native>(h); }
+Native native(std::uint64_t h) noexcept { return static_cast<Native>(h); }
 const sockaddr* sa(const Address& a) noexcept { return reinterpret_cast<const sockaddr*>(a.storage); }
 }  // namespace
 
@@ -177,12 +178,12 @@ std::string format_address(const Address& a) {
 
 Socket::~Socket() { close(); }
 
-bool Socket::is_open() const noexcept { return handle_ != ~std::uintptr_t{0}; }
+bool Socket::is_open() const noexcept { return handle_ != ~std::uint64_t{0}; }
 
 void Socket::close() noexcept {
   if (!is_open()) return;
   close_native(native(handle_));
-  handle_ = ~std::uintptr_t{0};
+  handle_ = ~std::uint64_t{0};
 }
 
 bool Socket::open(const Address& bind_to, std::string& error) {
@@ -220,7 +221,7 @@ bool Socket::open(const Address& bind_to, std::string& error) {
     return false;
   }
   local_.length = static_cast<std::uint32_t>(len);
-  handle_ = static_cast<std::uintptr_t>(s);
+  handle_ = static_cast<std::uint64_t>(s);
   return true;
 }
 

@@ -47,7 +47,7 @@ class Socket {
   std::uint32_t receive_from(Address& from, std::span<std::byte> out, bool& truncated) noexcept;
 
  private:
-  std::uintptr_t handle_ = ~std::uintptr_t{0};
+  std::uint64_t handle_ = ~std::uint64_t{0};
   Address local_{};
 };
 

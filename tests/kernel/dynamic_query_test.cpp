@@ -177,3 +177,17 @@ TEST_F(DynWorld, IncrementalAndRebuiltAfterLoad) {
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(q.matchedArchetypeCount(), 0u);
 }
+
+TEST_F(DynWorld, UsingAQueryOnAWorldWithOtherIdsIsAMismatch) {
+  DynamicQuery q;
+  ASSERT_TRUE(QueryBuilder(w).read("Health").build(q).ok());  // id 2 here
+  World other;
+  (void)other.registerComponent<Pos>();
+  (void)other.registerComponent<Vel>();
+  (void)other.registerComponent<Flag>();  // id 2 is Flag there
+  (void)other.registerComponent<Health>();
+  EXPECT_EQ(q.each(other, [](const DynamicRow&) {}).code(), ErrorCode::Mismatch);
+  std::uint32_t n = 0;
+  EXPECT_TRUE(q.each(w, [&](const DynamicRow&) { ++n; }).ok());  // back on its own world
+  EXPECT_EQ(n, 1u);
+}

@@ -34,7 +34,8 @@ struct DiffEntry {
   std::uint32_t slot = 0;    // Entity, Component, Archetype (entity)
   std::uint32_t generation = 0;
   std::string field;         // field name; "" for whole values
-  std::int64_t index = -1;   // array element (unit) index, or -1 for the whole field
+  // Array element (unit) index, or -1 for the whole field (single values, vec2/vec3).
+  std::int64_t index = -1;
   std::string a, b;          // both values as printed by dump
   // "Weapon[95:1].cooldown", "Economy.gold[1]", "entity 7", "tick", ...
   std::string where() const;
