@@ -29,7 +29,10 @@ start() {  # start ID ARGS... (ARGS may begin with --spectate)
   "$bin" $cmd --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
     --record "$work/p$id.replay" "$@" >"$work/p$id.json" 2>"$work/p$id.err" &
   pid[$id]=$!
-  (sleep 90; kill -9 "${pid[$id]}" 2>/dev/null) &
+  local target=${pid[$id]}
+  # The watchdog takes its sleep down with it when the script ends (so ctest does not wait
+  # for a stray sleep holding its output pipe).
+  (sleep 90 & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s; kill -9 "$target" 2>/dev/null) >/dev/null 2>&1 &
   watchdogs+=($!)
 }
 wait_ok() {  # wait_ok ID EXPECTED_RC
