@@ -227,7 +227,9 @@ int peer_cmd(const PeerArgs& a) {
       // further behind. Only confirmed ticks are simulated (max_prediction 0).
       std::uint64_t lead = 0;
       for (std::uint32_t q = 0; q < config.players; ++q) lead = std::max(lead, session.peer_status(q).remote_tick);
-      const std::uint64_t target = std::min<std::uint64_t>(a.ticks, lead > a.delay_frames ? lead - a.delay_frames : 0);
+      // Once the players reached the end, everything is confirmed: play it out.
+      const std::uint64_t target =
+          lead >= a.ticks ? a.ticks : lead > a.delay_frames ? lead - a.delay_frames : 0;
       const std::uint64_t behind = target > session.current_tick() ? target - session.current_tick() : 0;
       const std::uint32_t steps = behind > std::uint64_t{2} * a.catchup_speed ? a.catchup_speed : 1;
       bool advanced = true;

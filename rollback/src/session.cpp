@@ -222,6 +222,13 @@ struct RollbackSession::Impl {
   std::uint64_t current() const noexcept { return world.tick(); }
   bool dropped(std::uint32_t p) const noexcept { return ((dropped_mask >> p) & 1u) != 0; }
   bool live(std::uint32_t q) const noexcept { return q != cfg.local_peer && !link[q].gone; }
+  // Time sync only paces us against peers that play: a spectator may run as far behind as
+  // it likes, nobody waits for it.
+  bool plays(std::uint32_t q) const noexcept {
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (cfg.owner[p] == q) return true;
+    return false;
+  }
   // A player whose owner is gone but whose disconnect tick is not agreed yet: its inputs are
   // relayed between the remaining peers until they all hold the same ones.
   bool relaying(std::uint32_t p) const noexcept {
@@ -972,7 +979,7 @@ struct RollbackSession::Impl {
     std::int32_t best = 0;
     std::uint32_t who = 0;
     for (std::uint32_t q = 0; q < cfg.peers; ++q)
-      if (live(q) && link[q].advantage > best) {
+      if (live(q) && plays(q) && link[q].advantage > best) {
         best = link[q].advantage;
         who = q;
       }
@@ -1128,7 +1135,7 @@ std::int32_t RollbackSession::frame_advantage() const noexcept {
   std::int32_t best = 0;
   bool any = false;
   for (std::uint32_t q = 0; q < m.cfg.peers; ++q) {
-    if (!m.live(q)) continue;
+    if (!m.live(q) || !m.plays(q)) continue;
     best = any ? std::max(best, m.link[q].advantage) : m.link[q].advantage;
     any = true;
   }

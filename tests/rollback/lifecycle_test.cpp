@@ -257,7 +257,8 @@ TEST(rollback_lifecycle, PeerDeclaredDisconnectedByOthersLeavesWithAnError) {
   EXPECT_EQ(m.peers[1].session->status().code(), ErrorCode::Mismatch);
   EXPECT_NE(m.find(1, SessionEventKind::Disconnected, 1), nullptr);  // "this peer" was disconnected
   EXPECT_TRUE(m.peers[0].session->status().ok());
-  EXPECT_GT(m.peers[0].session->stats().from_disconnected, 0u);
+  EXPECT_EQ(m.peers[0].session->peer_status(1).state, PeerState::Disconnected);
+  EXPECT_EQ(m.peers[0].session->peer_status(1).disconnect_tick, m.find(0, SessionEventKind::DisconnectAgreed, 1)->tick);
 }
 
 TEST(rollback_lifecycle, RestartedPeerIsRejectedNotSilentlyResynced) {
