@@ -59,7 +59,9 @@ int main(int argc, char** argv, const ToolInfo& info) {
              "Run '" + name + " <command> --help' for a command's options.");
   const Command commands[] = {add_run(app),   add_record(app),  add_verify(app), add_trace(app),
                               add_info(app),  add_convert(app), add_bench(app),
-                              add_synctest(app), add_netsim(app), add_snapshot(app)};
+                              add_synctest(app), add_netsim(app),
+                              add_dump(app),  add_diff(app),     add_peer(app),
+                              add_spectate(app), add_snapshot(app)};
   refuse_negative_unsigned(app);
   app.failure_message(usage_message);
   try {

@@ -5,8 +5,11 @@
 // Floats here are display and argument parsing only: conditions are converted to integer
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
+#include "bundle_cli.h"
 #include "rollback_cli.h"
 
+#include <lockstep/inspect/diff.h>
+#include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/netsim.h>
 
 #include <chrono>
@@ -36,6 +39,7 @@ struct NetsimArgs {
   std::uint32_t hash_interval = 16;
   std::uint32_t tick_hz = 60;
   std::string record;
+  std::string bundle_dir;
   bool json = false;
 };
 
@@ -124,11 +128,34 @@ int netsim_cmd(const NetsimArgs& a) {
       theirs = other.checkpoint(d.event.tick);
       if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
     }
+    if (!r.peers_agree && r.disagreement_tick < d.event.tick)
+      evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
+                 "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
+                 " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
     if (ours != nullptr && theirs != nullptr) {
+      inspect::DiffOptions dopt;
+      dopt.limit = 12;
+      const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
       evidence += "state diff (peer " + std::to_string(d.peer) + " | peer " + std::to_string(d.event.peer) + "):\n" +
-                  diff_states(ours->view(), theirs->view());
+                  inspect::format_text(sd, "peer " + std::to_string(d.peer), "peer " + std::to_string(d.event.peer));
     } else {
       evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
+    }
+    if (!a.bundle_dir.empty()) {
+      inspect::Bundle b = rollback::session_desync_bundle(mine, theirs, "netsim");
+      b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+      b.report = evidence;
+      // The confirmed inputs from the initial state to the kept states.
+      const replay::Replay& log = net.confirmed(0);
+      b.inputs_from = 0;
+      b.frame_bytes = log.header.frame_bytes();
+      for (std::uint64_t t = 0; t < d.event.tick && t < log.frame_count(); ++t) {
+        const auto f = log.frame(t);
+        b.inputs.insert(b.inputs.end(), f.begin(), f.end());
+      }
+      std::string path;
+      if (!write_bundle_reporting(a.bundle_dir, b, path)) return kExitBadInput;
+      evidence += "desync bundle: " + path + "\n";
     }
   }
 
@@ -247,8 +274,10 @@ Command add_netsim(CLI::App& root) {
       ->capture_default_str();
   app->add_option("--tick-hz", a->tick_hz, "Tick rate")->capture_default_str()->check(CLI::Range(1u, 1000u));
   app->add_option("--record", a->record, "Write peer 0's confirmed inputs and hashes as a replay file");
+  app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle (both peers' states) here on the first desync");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
+              "  lockstep netsim --sim broken-peer --peers 2 --ticks 200 --hash-interval 1 --bundle-dir out/\n"
               "  lockstep netsim --sim duel --peers 2 --latency-ms 80 --jitter-ms 30 --loss 0.1 --ticks 3600 --seed 1\n"
               "  lockstep netsim --sim duel --peers 4 --latency-ms 150 --jitter-ms 50 --loss 0.2 --record match.replay\n"
               "  lockstep netsim --sim skirmish --peers 4 --units 2000 --ticks 600 --json\n"

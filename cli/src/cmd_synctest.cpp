@@ -3,7 +3,10 @@
 // Exit 0: deterministic under rollback. 1: the first mismatching tick and the differing
 // components are named. 2: bad input or usage.
 #include "common.h"
+#include "bundle_cli.h"
 #include "rollback_cli.h"
+
+#include <lockstep/inspect/systems.h>
 
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/synctest.h>
@@ -26,8 +29,68 @@ struct SyncArgs {
   bool seed_given = false;
   std::vector<std::uint32_t> params;
   std::uint32_t distance = 2;
+  bool per_system = false;
+  std::string bundle_dir;
   bool json = false;
 };
+
+// The by-system sync test (inspect/systems.h): every tick run twice from the same state with
+// a hash after every stage; names tick, system, entity and field.
+int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const replay::SimConfig& config,
+                           const replay::Replay* rec, const std::string& name) {
+  replay::Runner runner(sim, config);
+  if (!runner.status().ok())
+    return report_error(a.json, kExitBadInput, name + ": cannot build the sim: " + runner.status().message());
+  std::vector<std::unique_ptr<replay::Bot>> bots;
+  if (rec == nullptr)
+    for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, a.bot, p));
+  const std::uint32_t in = sim.input_type().size;
+  const std::uint64_t ticks = rec != nullptr ? rec->frame_count() : a.ticks;
+  inspect::SystemSyncResult r = inspect::synctest_by_system(runner, ticks, [&](std::uint64_t t, const World& w, std::span<std::byte> frame) {
+    if (rec != nullptr) {
+      const auto f = rec->frame(t);
+      std::copy(f.begin(), f.end(), frame.begin());
+      replay::Runner::canonical_to_host(sim.input_type(), frame);
+    } else {
+      for (std::uint32_t p = 0; p < config.players; ++p) bots[p]->generate(t, w, frame.subspan(std::size_t{p} * in, in));
+    }
+  });
+  if (!r.status.ok())
+    return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
+  if (r.ok) {
+    if (a.json) {
+      Json j;
+      j.begin().field("ok", true).field("source", name).field("per_system", true).field("ticks", r.ticks).end();
+      std::printf("%s\n", j.str().c_str());
+    } else {
+      std::printf("OK synctest --per-system %s: %llu ticks, every stage of every tick reproduced\n", name.c_str(),
+                  static_cast<unsigned long long>(r.ticks));
+    }
+    return kExitOk;
+  }
+  const std::string where = inspect::describe(r);
+  std::string bundle;
+  if (!a.bundle_dir.empty()) {
+    const inspect::Bundle b = synctest_bundle(sim, config, r, "DESYNC " + where);
+    if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
+  }
+  std::fprintf(stderr, "lockstep: DESYNC %s: running tick %llu twice from the same state: %s\n", name.c_str(),
+               static_cast<unsigned long long>(r.tick), where.c_str());
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("source", name).field("per_system", true)
+        .field("tick", r.tick).field("system", r.system).field("report", where);
+    if (!bundle.empty()) j.field("bundle", bundle);
+    j.end();
+    std::string out = j.str();
+    out.pop_back();  // splice the diff object in
+    out += ",\"diff\":" + inspect::format_json(r.diff) + "}";
+    std::printf("%s\n", out.c_str());
+  } else {
+    std::printf("DESYNC %s\n%s", where.c_str(), inspect::format_text(r.diff, "first", "again").c_str());
+  }
+  return kExitMismatch;
+}
 
 int synctest_cmd(const SyncArgs& a) {
   if (a.replay.empty() == a.sim.empty())
@@ -45,6 +108,7 @@ int synctest_cmd(const SyncArgs& a) {
     name = loaded.name;
     sim = loaded.sim;
     config = loaded.replay.header.config;
+    if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, &loaded.replay, name);
     r = rollback::synctest_replay(*sim, loaded.replay, a.distance);
   } else {
     sim = find_sim_or_hidden(a.sim);
@@ -56,6 +120,7 @@ int synctest_cmd(const SyncArgs& a) {
     config.seed = a.seed_given ? a.seed : a.bot;
     for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
     name = a.sim + " (bot " + std::to_string(a.bot) + ")";
+    if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, nullptr, name);
     r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -117,9 +182,14 @@ Command add_synctest(CLI::App& root) {
   app->add_option("--param", a->params, "Sim-specific parameters (up to 4 integers)")->delimiter(',');
   app->add_option("-d,--check-distance", a->distance, "Ticks rolled back and resimulated every tick (1..64)")
       ->capture_default_str();
+  app->add_flag("--per-system", a->per_system,
+                "Run every tick twice from the same state, hash after every system, and name the first "
+                "system, entity and field that differ");
+  app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle here on the first divergence (implies --per-system)");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
               "  lockstep synctest fixtures/skirmish/skirmish.replay --check-distance 8\n"
+              "  lockstep synctest --sim broken-static --ticks 50 --per-system --bundle-dir /tmp\n"
               "  lockstep synctest --sim duel --bot 7 --ticks 1800 --check-distance 4\n"
               "Exit codes: 0 every resimulated hash matches; 1 the first mismatching tick and the\n"
               "differing components are named; 2 bad arguments or unreadable replay.");

@@ -1,5 +1,6 @@
 // lockstep trace REPLAY -o FILE — write the per-tick hash trace (one line per tick).
 #include "common.h"
+#include "farm.h"
 
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/replay/trace.h>
@@ -17,6 +18,8 @@ struct TraceArgs {
   bool no_components = false;
   bool recorded = false;
   bool json = false;
+  std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
+  FarmOptions farm;
 };
 
 int write_text(const std::string& path, const std::string& text, std::string& error) {
@@ -85,18 +88,36 @@ int trace_cmd(const TraceArgs& a) {
 Command add_trace(CLI::App& root) {
   auto a = std::make_shared<TraceArgs>();
   CLI::App* app = root.add_subcommand("trace", "Replay and write the per-tick hash trace (text, one line per tick)");
-  app->add_option("replay", a->replay, "Replay file")->required();
+  app->add_option("replay", a->replays, "Replay file(s), or directories searched for *.replay (a farm, with --out-dir)")->required();
   app->add_option("-o,--output", a->out, "Trace file ('-' = stdout)")->capture_default_str();
   app->add_flag("--no-components", a->no_components, "Only '<tick> <total>' per line");
   app->add_flag("--recorded", a->recorded, "Print the replay's recorded hashes instead of re-simulating");
   app->add_flag("--json", a->json, "Machine-readable summary on stdout (needs -o FILE)");
+  add_farm_options(*app, a->farm, false);
   app->footer("Examples:\n"
               "  lockstep trace fixtures/duel/duel.replay -o duel.trace\n"
               "  lockstep trace my.replay | head\n"
               "  diff <(lockstep trace a.replay) <(lockstep trace b.replay) | head -2   # first divergent tick\n"
               "Line format: <tick> <total> entities=<hex> archetypes=<hex> resources=<hex> <Component>=<hex>...\n"
               "Exit codes: 0 ok, 2 unreadable or mismatched replay / unwritable output.");
-  return {app, [a] { return trace_cmd(*a); }};
+  return {app, [a] {
+            if (!is_farm(a->replays, a->farm)) {
+              a->replay = a->replays.front();
+              return trace_cmd(*a);
+            }
+            if (a->farm.out_dir.empty() || a->json || a->out != "-")
+              return report_error(a->json, kExitBadInput,
+                                  "trace: with several replays use --out-dir DIR (not -o) and --junit (not --json)");
+            return run_farm("trace", a->replays, a->farm, [a](const std::string& replay) {
+              TraceArgs one = *a;
+              one.replay = replay;
+              one.out = trace_output_for(replay, a->farm.out_dir);
+              FarmTask t{{"trace", one.replay, "-o", one.out}, [one] { return trace_cmd(one); }};
+              if (one.no_components) t.args.push_back("--no-components");
+              if (one.recorded) t.args.push_back("--recorded");
+              return t;
+            });
+          }};
 }
 
 }  // namespace lockstep::cli

@@ -2,11 +2,17 @@
 // replay's recorded hashes, its checkpoints and (optionally) a golden trace.
 // Exit 0: every tick matches. 1: names the first divergent tick and the differing parts.
 // 2: unreadable or mismatched input.
+#include "bundle_cli.h"
 #include "common.h"
+#include "farm.h"
+#include "verify_forensics.h"
+
+#include <lockstep/inspect/diff.h>
 
 #include <lockstep/replay/trace.h>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace lockstep::cli {
 
@@ -14,11 +20,16 @@ namespace {
 struct VerifyArgs {
   std::string replay;
   std::string trace;
+  std::string against;
+  std::string bundle_dir;
   bool json = false;
   bool allow_partial = false;
+  std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
+  FarmOptions farm;
 };
 
 int verify_cmd(const VerifyArgs& a) {
+  if (!a.against.empty()) return verify_against(a.replay, a.against, a.bundle_dir, a.json);
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
@@ -51,6 +62,13 @@ int verify_cmd(const VerifyArgs& a) {
     scratch_snapshot.reserve(scratch->world());
   }
   std::size_t next_cp = 0;
+  // With --bundle-dir the state of the previous tick is kept (the last agreeing state).
+  Snapshot prev, cur;
+  const bool keep = !a.bundle_dir.empty();
+  if (keep) {
+    prev.reserve(runner.world());
+    cur.reserve(runner.world());
+  }
 
   std::uint64_t recorded_checked = 0, golden_checked = 0, checkpoints_checked = 0;
   std::uint64_t bad_tick = 0;
@@ -96,6 +114,10 @@ int verify_cmd(const VerifyArgs& a) {
         return int{kExitMismatch};
       }
     }
+    if (keep) {
+      runner.world().save(cur);
+      std::swap(prev, cur);
+    }
     return int{kExitOk};
   });
   if (bad_input != kExitOk) return report_error(a.json, kExitBadInput, bad_message);
@@ -122,15 +144,34 @@ int verify_cmd(const VerifyArgs& a) {
     return mismatch;
   }
   if (rc == kExitMismatch) {
+    // Field level: the recording's checkpoint of that tick against this build's state.
+    std::optional<inspect::StateDiff> fields;
+    if (auto expected = checkpoint_state(r, bad_tick, loaded.name))
+      fields = inspect::diff(*expected, inspect::capture(runner.world().storage()));
+    if (fields) parts += "; " + inspect::summary(*fields);
+    std::string bundle;
+    if (keep) {
+      const inspect::Bundle b = verify_bundle(loaded, runner, prev.tick() + 1 == bad_tick ? &prev : nullptr, bad_tick,
+                                              "DESYNC at tick " + std::to_string(bad_tick) + " (vs " + source + "): " + parts);
+      if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
+    }
     std::fprintf(stderr, "lockstep: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", loaded.name.c_str(),
                  static_cast<unsigned long long>(bad_tick), source.c_str(), parts.c_str());
     if (a.json) {
       Json j;
       j.begin().field("ok", false).field("exit", kExitMismatch).field("replay", loaded.name).field("tick", bad_tick)
-          .field("against", source).field("differs", parts).end();
-      std::printf("%s\n", j.str().c_str());
+          .field("against", source).field("differs", parts);
+      if (!bundle.empty()) j.field("bundle", bundle);
+      j.end();
+      std::string out = j.str();
+      if (fields) {
+        out.pop_back();
+        out += ",\"diff\":" + inspect::format_json(*fields) + "}";
+      }
+      std::printf("%s\n", out.c_str());
     } else {
       std::printf("DESYNC at tick %llu (vs %s): %s\n", static_cast<unsigned long long>(bad_tick), source.c_str(), parts.c_str());
+      if (fields) std::printf("%s", inspect::format_text(*fields, "recording", "this build").c_str());
     }
     return kExitMismatch;
   }
@@ -156,16 +197,40 @@ int verify_cmd(const VerifyArgs& a) {
 Command add_verify(CLI::App& root) {
   auto a = std::make_shared<VerifyArgs>();
   CLI::App* app = root.add_subcommand("verify", "Replay and check every tick against recorded hashes / a golden trace");
-  app->add_option("replay", a->replay, "Replay file")->required();
+  app->add_option("replay", a->replays, "Replay file(s), or directories searched for *.replay (a farm)")->required();
   app->add_option("--trace", a->trace, "Golden trace to compare every tick against");
   app->add_flag("--allow-partial", a->allow_partial, "Check an incomplete replay (no END block) up to its last complete block");
+  app->add_option("--against", a->against,
+                  "Another recording of the same inputs (e.g. from another build or machine): compare the two "
+                  "recordings' hashes and checkpoints tick by tick");
+  app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle here at the first divergent tick");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
+  add_farm_options(*app, a->farm, true);
   app->footer("Examples:\n"
               "  lockstep verify fixtures/skirmish/skirmish.replay --trace fixtures/skirmish/skirmish.trace\n"
+              "  lockstep verify replays/ --traces-beside --jobs 4 --shard 2/8 --junit verify.xml\n"
+              "  lockstep verify built-with-gcc.replay --against built-with-clang.replay --bundle-dir out/\n"
               "  lockstep verify my.replay --json\n"
               "Exit codes: 0 every tick matches; 1 first divergent tick and the differing components\n"
               "are named; 2 unreadable or mismatched input (bad file, unknown sim, schema change).");
-  return {app, [a] { return verify_cmd(*a); }};
+  return {app, [a] {
+            if (!is_farm(a->replays, a->farm)) {
+              a->replay = a->replays.front();
+              return verify_cmd(*a);
+            }
+            if (!a->trace.empty() || a->json || !a->against.empty())
+              return report_error(a->json, kExitBadInput,
+                                  "verify: with several replays use --traces-beside (not --trace) and --junit (not --json); "
+                                  "--against compares exactly two recordings");
+            return run_farm("verify", a->replays, a->farm, [a](const std::string& replay) {
+              VerifyArgs one;
+              one.replay = replay;
+              if (a->farm.traces_beside) one.trace = (std::filesystem::path(replay).replace_extension(".trace")).generic_string();
+              FarmTask t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
+              if (!one.trace.empty()) t.args.insert(t.args.end(), {"--trace", one.trace});
+              return t;
+            });
+          }};
 }
 
 }  // namespace lockstep::cli

@@ -37,6 +37,10 @@ Command add_convert(CLI::App& root);
 Command add_bench(CLI::App& root);
 Command add_synctest(CLI::App& root);  // cmd_synctest.cpp (rollback)
 Command add_netsim(CLI::App& root);    // cmd_netsim.cpp (rollback)
+Command add_dump(CLI::App& root);      // cmd_dump.cpp (inspect)
+Command add_diff(CLI::App& root);      // cmd_diff.cpp (inspect)
+Command add_peer(CLI::App& root);      // cmd_peer.cpp (rollback over UDP)
+Command add_spectate(CLI::App& root);  // cmd_peer.cpp (spectator over UDP)
 Command add_snapshot(CLI::App& root);  // cmd_snapshot.cpp
 
 // ---- JSON output ------------------------------------------------------------------------

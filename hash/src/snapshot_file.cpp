@@ -383,6 +383,12 @@ FileStatus encode_snapshot(const StorageView& state, std::vector<std::byte>& out
     if (!fields_tile(state.resource(r)))
       return fail(ErrorCode::InvalidArgument, "<encode>", 0,
                   std::string("resource '") + state.resource(r).name + "': fields do not tile the type");
+  // Format 1 has no place for row state; refusing beats silently dropping it on a round trip.
+  if (state.disabled_count() != 0 || !state.tracked_components().empty())
+    return fail(ErrorCode::InvalidArgument, "<encode>", 0,
+                "snapshot files (format 1) do not carry enable bits or change ticks; this world has " +
+                    std::to_string(state.disabled_count()) + " disabled component(s) and " +
+                    std::to_string(state.tracked_components().size()) + " change-tracked component(s)");
   try {
     hash::ByteVectorSink sink(out);
     std::ostream os(&sink);

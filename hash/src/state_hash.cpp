@@ -21,6 +21,9 @@ using hash_detail::put_u64;
 // Tag that opens the `total` fold: "LSH1" + layout version. Bump when docs/hashing.md changes.
 constexpr std::uint32_t kTotalTag = 0x3148534Cu;  // bytes 'L' 'S' 'H' '1' little-endian
 constexpr std::uint32_t kLayoutVersion = 1;
+// Tags opening the optional row-state sections of the `entities` part (docs/hashing.md).
+constexpr std::uint32_t kEnableTag = 0x31424E45u;  // "ENB1"
+constexpr std::uint32_t kTicksTag = 0x314B4354u;   // "TCK1"
 
 // A streaming XXH3-64 (seed 0) over a canonical byte string. Lives on the stack.
 class Stream {
@@ -84,6 +87,9 @@ bool operator==(const StateHash& a, const StateHash& b) noexcept {
     return false;
   for (std::uint32_t c = 0; c < a.component_count; ++c)
     if (a.components[c] != b.components[c]) return false;
+  if (a.resource_count != b.resource_count) return false;
+  for (std::uint32_t r = 0; r < a.resource_count; ++r)
+    if (a.resource_parts[r] != b.resource_parts[r]) return false;
   return true;
 }
 
@@ -102,6 +108,35 @@ StateHash hash_storage(const StorageView& view, HashPath path) noexcept {
     const auto free_slots = view.free_slots();
     s.u32(static_cast<std::uint32_t>(free_slots.size()));
     s.u32s(free_slots, fast);
+    // Row state, appended only when present so worlds without it hash as before.
+    if (view.disabled_count() != 0) {
+      s.u32(kEnableTag);
+      s.u64(view.disabled_count());
+      const auto bits = view.disabled_bits();
+      for (std::uint32_t slot = 0; slot < bits.size(); ++slot) {
+        if (bits[slot] == 0) continue;
+        s.u32(slot);
+        s.u64(bits[slot]);
+      }
+    }
+    const auto tracked = view.tracked_components();
+    if (!tracked.empty()) {
+      s.u32(kTicksTag);
+      s.u32(static_cast<std::uint32_t>(tracked.size()));
+      s.bytes(reinterpret_cast<const std::byte*>(tracked.data()), tracked.size());
+      for (std::uint32_t i = 0; i < tracked.size(); ++i) {
+        for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
+          if (column_of(view.archetype_components(a), tracked[i]) < 0) continue;
+          const auto row_slots = view.archetype_slots(a);
+          s.u32(a);
+          s.u32(static_cast<std::uint32_t>(row_slots.size()));
+          for (const std::uint32_t slot : row_slots) {
+            s.u64(view.added_tick(slot, i));
+            s.u64(view.changed_tick(slot, i));
+          }
+        }
+      }
+    }
     h.entities = s.digest();
   }
 
@@ -139,15 +174,23 @@ StateHash hash_storage(const StorageView& view, HashPath path) noexcept {
     h.components[c] = s.digest();
   }
 
-  {  // resources
+  {  // resources, and per resource the same bytes in a stream of their own
     Stream s;
     const std::uint32_t n = view.resource_count();
     s.u32(n);
+    h.resource_count = n < StateHash::kMaxResources ? n : StateHash::kMaxResources;
     for (std::uint32_t r = 0; r < n; ++r) {
       const TypeDescriptor& d = view.resource(r);
       s.u32(r);
       s.u32(d.size);
       s.values(d, view.resource_bytes(r), 1, fast);
+      if (r < StateHash::kMaxResources) {
+        Stream one;
+        one.u32(r);
+        one.u32(d.size);
+        one.values(d, view.resource_bytes(r), 1, fast);
+        h.resource_parts[r] = one.digest();
+      }
     }
     h.resources = s.digest();
   }
@@ -173,6 +216,17 @@ std::uint64_t canonical_byte_count(const StorageView& view) noexcept {
   std::uint64_t n = 0;
   const std::uint64_t slots = view.slot_count();
   n += 4 + slots * 5 + 4 + std::uint64_t{view.free_slots().size()} * 4;  // entities
+  if (view.disabled_count() != 0) {
+    n += 12;
+    for (const std::uint64_t bits : view.disabled_bits()) n += bits != 0 ? 12 : 0;
+  }
+  const auto tracked = view.tracked_components();
+  if (!tracked.empty()) {
+    n += 8 + tracked.size();
+    for (const std::uint8_t c : tracked)
+      for (std::uint32_t a = 0; a < view.archetype_count(); ++a)
+        if (column_of(view.archetype_components(a), c) >= 0) n += 8 + std::uint64_t{view.archetype_rows(a)} * 16;
+  }
   n += 4;                                                                  // archetype count
   for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
     const auto comps = view.archetype_components(a);
@@ -212,6 +266,11 @@ HashDiff diff_hashes(const StateHash& a, const StateHash& b) noexcept {
     if (x != y || c >= a.component_count || c >= b.component_count)
       d.components[d.component_count++] = static_cast<std::uint8_t>(c);
   }
+  // Per-resource ids only when both sides carry them (hashes rebuilt from recordings have
+  // only the combined `resources`).
+  if (a.resource_count == b.resource_count)
+    for (std::uint32_t r = 0; r < a.resource_count; ++r)
+      if (a.resource_parts[r] != b.resource_parts[r]) d.resources[d.resource_count++] = static_cast<std::uint8_t>(r);
   return d;
 }
 
@@ -246,7 +305,14 @@ std::string describe_hash_diff(const StateHash& a, const StateHash& b, const Sto
   if (d.parts & kPartTick) out += "; tick";
   if (d.parts & kPartEntities) out += "; entity table";
   if (d.parts & kPartArchetypes) out += "; archetype structure";
-  if (d.parts & kPartResources) out += "; resources";
+  if (d.parts & kPartResources) {
+    out += "; resources";
+    for (std::uint32_t i = 0; i < d.resource_count; ++i) {
+      out += i == 0 ? ": " : ", ";
+      const std::uint32_t r = d.resources[i];
+      out += r < schema.resource_count() ? std::string(schema.resource(r).name) : "#" + std::to_string(r);
+    }
+  }
   if (d.parts & kPartComponentCount)
     out += "; component count " + std::to_string(a.component_count) + " vs " + std::to_string(b.component_count);
   if (d.component_count != 0) {
@@ -268,6 +334,9 @@ std::string format_state_hash(const StateHash& h, const StorageView& schema) {
   out += "resources " + to_hex(h.resources) + "\n";
   for (std::uint32_t c = 0; c < h.component_count; ++c)
     out += "component " + component_name(schema, c) + " " + to_hex(h.components[c]) + "\n";
+  for (std::uint32_t r = 0; r < h.resource_count; ++r)
+    out += "resource " + (r < schema.resource_count() ? std::string(schema.resource(r).name) : "#" + std::to_string(r)) +
+           " " + to_hex(h.resource_parts[r]) + "\n";
   return out;
 }
 

@@ -16,6 +16,7 @@ void CommandBuffer::clear() noexcept {
   count_ = 0;
   payload_used_ = 0;
   creates_ = 0;
+  dropped_ = 0;
 }
 
 Entity CommandBuffer::create() noexcept {

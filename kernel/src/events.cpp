@@ -58,6 +58,7 @@ class StderrSink final : public EventSink {
 }  // namespace
 
 EventSink& stderr_event_sink() noexcept {
+  // lockstep: allow(static) stateless diagnostics sink (stderr), not simulation state
   static StderrSink sink;
   return sink;
 }

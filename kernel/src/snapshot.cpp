@@ -7,6 +7,7 @@
 #include <lockstep/world.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace lockstep {
@@ -53,7 +54,8 @@ std::uint64_t column_buffer_bytes(const WorldConfig& c) noexcept {
 bool same_capacities(const WorldConfig& a, const WorldConfig& b) noexcept {
   return a.max_entities == b.max_entities && a.max_components == b.max_components &&
          a.max_resources == b.max_resources && a.max_archetypes == b.max_archetypes &&
-         a.effective_row_bytes() == b.effective_row_bytes() && a.resource_bytes == b.resource_bytes;
+         a.effective_row_bytes() == b.effective_row_bytes() && a.resource_bytes == b.resource_bytes &&
+         a.max_tracked_components == b.max_tracked_components;
 }
 
 bool bools_valid(const std::byte* data, std::uint32_t rows, const TypeDescriptor& type) noexcept {
@@ -90,10 +92,19 @@ void Snapshot::reserve(const World& world) {
   resources_.reset(new detail::TypeInfo[c.max_resources == 0 ? 1 : c.max_resources]);
   column_capacity_ = column_buffer_bytes(c);
   column_storage_.reset(new std::byte[column_capacity_ + kColumnAlign]);
+  // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(column_storage_.get());
   columns_ = column_storage_.get() + (align_up(base, kColumnAlign) - base);
   resource_capacity_ = c.resource_bytes;
   resource_data_.reset(new std::byte[resource_capacity_ == 0 ? 1 : resource_capacity_]());
+  disabled_.reset(new std::uint64_t[n]());
+  if (c.max_tracked_components != 0) {
+    added_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
+    changed_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
+  } else {
+    added_ticks_.reset();
+    changed_ticks_.reset();
+  }
   valid_ = false;
   trusted_ = false;
 }
@@ -107,6 +118,10 @@ void Snapshot::refresh_image() noexcept {
   image_.arena = columns_;
   image_.resources = resources_.get();
   image_.resource_data = resource_data_.get();
+  image_.disabled = disabled_.get();
+  image_.added_ticks = added_ticks_.get();
+  image_.changed_ticks = changed_ticks_.get();
+  image_.tracked_ids = tracked_ids_;
 }
 
 Status Snapshot::assign(const World& world, const SnapshotParts& parts) {
@@ -176,6 +191,10 @@ Status Snapshot::assign(const World& world, const SnapshotParts& parts) {
     used = std::max(used, resources_[i].offset + resources_[i].size);
   }
   (void)wv;
+  // Files carry no row state (docs/hashing.md): enable bits all clear, no change ticks.
+  image_.disabled_total = 0;
+  image_.tracked_count = 0;
+  image_.tick_stride = config_.max_tracked_components;
   resource_used_ = used;
   image_.resource_count = world.resourceCount();
   live_bytes_ += used;
@@ -224,6 +243,20 @@ void World::save(Snapshot& out) const noexcept {
   std::copy_n(resources_.get(), resource_count_, out.resources_.get());
   std::memcpy(out.resource_data_.get(), resource_data_.get(), resource_used_);
   out.resource_used_ = resource_used_;
+  img.disabled_total = disabled_total_;
+  if (disabled_total_ != 0) {
+    std::memcpy(out.disabled_.get(), disabled_.get(), std::size_t{slot_count_} * 8u);
+    live += std::size_t{slot_count_} * 8u;
+  }
+  img.tracked_count = tracked_count_;
+  img.tick_stride = config_.max_tracked_components;
+  std::copy_n(tracked_ids_, tracked_count_, out.tracked_ids_);
+  if (tracked_count_ != 0) {
+    const std::size_t words = std::size_t{slot_count_} * config_.max_tracked_components;
+    std::memcpy(out.added_ticks_.get(), added_ticks_.get(), words * 8u);
+    std::memcpy(out.changed_ticks_.get(), changed_ticks_.get(), words * 8u);
+    live += words * 16u;
+  }
   out.live_bytes_ = live + resource_used_;
   out.refresh_image();
   out.valid_ = true;
@@ -246,6 +279,11 @@ Status World::load(const Snapshot& in) noexcept {
   if (img.slot_count > config_.max_entities || img.archetype_count > config_.max_archetypes ||
       img.archetype_count == 0)
     return {ErrorCode::CapacityExceeded, "load: snapshot exceeds this world's capacities"};
+  if (img.tracked_count != tracked_count_ || (tracked_count_ != 0 && img.tick_stride != config_.max_tracked_components))
+    return {ErrorCode::Mismatch, "load: the snapshot's change-tracked components differ from the world's"};
+  for (std::uint32_t t = 0; t < tracked_count_; ++t)
+    if (img.tracked_ids[t] != tracked_ids_[t])
+      return {ErrorCode::Mismatch, "load: the snapshot's change-tracked components differ from the world's"};
 
   std::uint64_t used = 0;
   std::uint32_t live = 0;
@@ -298,6 +336,19 @@ Status World::load(const Snapshot& in) noexcept {
           bad = {ErrorCode::Corrupt, "load: a bool field holds a value other than 0 or 1"};
     }
     if (bad.ok() && live + dead != img.slot_count) bad = {ErrorCode::Corrupt, "load: a live slot belongs to no archetype"};
+    if (bad.ok() && img.disabled_total != 0) {
+      std::uint64_t count = 0;
+      for (std::uint32_t ai = 0; ai < img.archetype_count; ++ai) {
+        const Archetype& a = img.archetypes[ai];
+        const std::uint32_t* slots = reinterpret_cast<const std::uint32_t*>(img.arena + a.block + a.slots_offset);
+        for (std::uint32_t r = 0; r < a.rows; ++r) {
+          const std::uint64_t bits = img.disabled[slots[r]];
+          if ((bits & ~a.mask.words[0]) != 0) bad = {ErrorCode::Corrupt, "load: an enable bit names a missing component"};
+          count += static_cast<std::uint64_t>(std::popcount(bits));
+        }
+      }
+      if (bad.ok() && count != img.disabled_total) bad = {ErrorCode::Corrupt, "load: disabled count is off"};
+    }
     for (std::uint32_t i = 0; i < resource_count_ && bad.ok(); ++i)
       if (!bools_valid(img.resource_data + img.resources[i].offset, 1, *resources_[i].descriptor))
         bad = {ErrorCode::Corrupt, "load: a bool field of a resource holds a value other than 0 or 1"};
@@ -306,6 +357,7 @@ Status World::load(const Snapshot& in) noexcept {
   }
 
   // ---- apply ----
+  layout_epoch_ = detail::next_layout_epoch();  // archetypes may be renumbered or gone
   const std::uint32_t old_slots = slot_count_;
   std::memcpy(generations_.get(), img.generations, std::size_t{img.slot_count} * 4u);
   std::memcpy(alive_.get(), img.alive, img.slot_count);
@@ -367,6 +419,21 @@ Status World::load(const Snapshot& in) noexcept {
   for (std::uint32_t i = 0; i < resource_count_; ++i)
     std::memcpy(resource_data_.get() + resources_[i].offset, img.resource_data + img.resources[i].offset,
                 resources_[i].size);
+  if (disabled_total_ != 0) {
+    std::fill_n(disabled_.get(), std::max(old_slots, img.slot_count), std::uint64_t{0});
+    std::fill_n(disabled_blocks_.get(), std::max(old_slots, img.slot_count) / 64 + 1, std::uint8_t{0});
+  }
+  if (img.disabled_total != 0) {
+    std::memcpy(disabled_.get(), img.disabled, std::size_t{img.slot_count} * 8u);
+    for (std::uint32_t s = 0; s < img.slot_count; ++s) disabled_blocks_[s >> 6] += disabled_[s] != 0 ? 1 : 0;
+  }
+  disabled_total_ = img.disabled_total;
+  if (tracked_count_ != 0)
+  {
+    const std::size_t words = std::size_t{img.slot_count} * config_.max_tracked_components;
+    std::memcpy(added_ticks_.get(), img.added_ticks, words * 8u);
+    std::memcpy(changed_ticks_.get(), img.changed_ticks, words * 8u);
+  }
   tick_ = img.tick;
   debug_check();
   return Status::Ok();

@@ -41,4 +41,19 @@ std::span<const std::byte> StorageView::resource_bytes(std::uint32_t id) const n
   return {image_.resource_data + t.offset, t.size};
 }
 
+std::uint64_t StorageView::disabled_count() const noexcept { return image_.disabled_total; }
+std::span<const std::uint64_t> StorageView::disabled_bits() const noexcept {
+  if (image_.disabled_total == 0) return {};
+  return {image_.disabled, image_.slot_count};
+}
+std::span<const std::uint8_t> StorageView::tracked_components() const noexcept {
+  return {image_.tracked_ids, image_.tracked_count};
+}
+std::uint64_t StorageView::added_tick(std::uint32_t slot, std::uint32_t i) const noexcept {
+  return image_.added_ticks[std::size_t{slot} * image_.tick_stride + i];
+}
+std::uint64_t StorageView::changed_tick(std::uint32_t slot, std::uint32_t i) const noexcept {
+  return image_.changed_ticks[std::size_t{slot} * image_.tick_stride + i];
+}
+
 }  // namespace lockstep

@@ -55,6 +55,15 @@ World::World(const WorldConfig& config)
   entity_archetype_.reset(new std::uint16_t[n == 0 ? 1 : n]);
   std::fill_n(entity_archetype_.get(), n == 0 ? 1 : n, kNoArchetype);
   free_.reset(new std::uint32_t[n == 0 ? 1 : n]);
+  disabled_.reset(new std::uint64_t[n == 0 ? 1 : n]());
+  disabled_blocks_.reset(new std::uint8_t[n / 64 + 1]());
+  config_.max_tracked_components = std::min(config_.max_tracked_components, WorldConfig::kMaxTrackedLimit);
+  if (config_.max_tracked_components != 0)
+  {
+    added_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
+    changed_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
+  }
+  std::fill(std::begin(track_of_), std::end(track_of_), kUntracked);
 
   components_.reset(new detail::TypeInfo[config_.max_components == 0 ? 1 : config_.max_components]);
   resources_.reset(new detail::TypeInfo[config_.max_resources == 0 ? 1 : config_.max_resources]);
@@ -71,6 +80,7 @@ World::World(const WorldConfig& config)
   const std::uint64_t slack = std::uint64_t{config_.max_archetypes + 2} * (detail::kMaxColumns + 1) * kColumnAlign * 2;
   arena_size_ = 2 * config_.row_bytes + slack;
   arena_storage_.reset(new std::byte[arena_size_ + kColumnAlign]);
+  // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(arena_storage_.get());
   arena_ = arena_storage_.get() + (align_up(base, kColumnAlign) - base);
 
@@ -103,6 +113,7 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
   components_[component_count_] = detail::TypeInfo{&d, size, align, key, 0};
   component_by_key_[key] = static_cast<std::uint16_t>(component_count_);
   ++component_count_;
+  layout_epoch_ = detail::next_layout_epoch();
   return Status::Ok();
 }
 
@@ -399,6 +410,7 @@ Status World::destroy(Entity e) noexcept {
   Archetype& a = archetypes_[arch];
   remove_row(a, rows_[e.slot]);
   used_row_bytes_ -= a.row_bytes;
+  restrict_disabled(e.slot, IdSet256{});
   alive_[e.slot] = 0;
   entity_archetype_[e.slot] = kNoArchetype;
   generations_[e.slot] = e.generation >= Entity::kMaxGeneration ? 1 : e.generation + 1;
@@ -428,6 +440,11 @@ Status World::clear() noexcept {
     release_slot(slot);
   }
   for (std::uint32_t a = 0; a < archetype_count_; ++a) archetypes_[a].rows = 0;
+  if (disabled_total_ != 0) {
+    std::fill_n(disabled_.get(), slot_count_, std::uint64_t{0});
+    std::fill_n(disabled_blocks_.get(), slot_count_ / 64 + 1, std::uint8_t{0});
+  }
+  disabled_total_ = 0;
   used_row_bytes_ = 0;
   live_count_ = 0;
   debug_check();
@@ -455,6 +472,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
     (void)report(ev);
     return nullptr;
   }
+  if (p != nullptr) mark_changed(e.slot, component_id);
   return p;
 }
 
@@ -476,6 +494,7 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
     }
     std::memcpy(column_base(src, column) + std::size_t{rows_[e.slot]} * src.column_size[column], value,
                 src.column_size[column]);
+    mark_changed(e.slot, id);
     return Status::Ok();
   }
   IdSet256 mask = src.mask;
@@ -511,6 +530,10 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
     return s;
   }
   Status s = move_entity(e.slot, target, mask.contains(id) ? id : 0xFFFFFFFFu, value);
+  if (s.ok()) {
+    restrict_disabled(e.slot, mask);
+    if (mask.contains(id)) mark_added(e.slot, id);
+  }
   debug_check();
   return s;
 }
@@ -577,6 +600,13 @@ StorageView World::storage() const noexcept {
   image.resource_count = resource_count_;
   image.resources = resources_.get();
   image.resource_data = resource_data_.get();
+  image.disabled = disabled_.get();
+  image.disabled_total = disabled_total_;
+  image.added_ticks = added_ticks_.get();
+  image.changed_ticks = changed_ticks_.get();
+  image.tick_stride = config_.max_tracked_components;
+  image.tracked_count = tracked_count_;
+  image.tracked_ids = tracked_ids_;
   return StorageView(image);
 }
 
@@ -610,6 +640,21 @@ Status World::checkInvariants() const noexcept {
   if (used != used_row_bytes_) return {ErrorCode::Internal, "row byte accounting is off"};
   if (live_rows != live_count_) return {ErrorCode::Internal, "live count disagrees with rows"};
   if (live_count_ + free_count_ != slot_count_) return {ErrorCode::Internal, "free list and live count disagree"};
+  std::uint64_t disabled = 0;
+  for (std::uint32_t s = 0; s < slot_count_; ++s) {
+    const std::uint64_t bits = disabled_[s];
+    if (bits == 0) continue;
+    if (alive_[s] == 0) return {ErrorCode::Internal, "a free slot has enable bits"};
+    if ((bits & ~archetypes_[entity_archetype_[s]].mask.words[0]) != 0)
+      return {ErrorCode::Internal, "an enable bit names a component the entity lacks"};
+    disabled += static_cast<std::uint64_t>(std::popcount(bits));
+  }
+  if (disabled != disabled_total_) return {ErrorCode::Internal, "disabled count is off"};
+  for (std::uint32_t b = 0; b <= slot_count_ / 64 && b <= config_.max_entities / 64; ++b) {
+    std::uint32_t dirty = 0;
+    for (std::uint32_t s = b * 64; s < (b + 1) * 64 && s < slot_count_; ++s) dirty += disabled_[s] != 0 ? 1 : 0;
+    if (dirty != disabled_blocks_[b]) return {ErrorCode::Internal, "disabled block summary is off"};
+  }
   for (std::uint32_t i = 0; i < free_count_; ++i) {
     const std::uint32_t s = free_[free_head_ + i];
     if (s >= slot_count_ || alive_[s] != 0) return {ErrorCode::Internal, "free list holds a live slot"};

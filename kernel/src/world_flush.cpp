@@ -403,6 +403,23 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   live_count_ = live;
   used_row_bytes_ = used;
 
+  // Row state: a new incarnation starts with every component enabled and freshly added; a
+  // survivor keeps the enable bits of the components it still has, and components it gained
+  // are stamped added, re-added ones changed.
+  for (std::uint32_t st = 0; st < staged_count; ++st) {
+    const Scratch::Staged& g = s.staged[st];
+    const bool fresh = !g.initially_alive || g.recreated;
+    restrict_disabled(g.slot, (!g.alive || fresh) ? IdSet256{} : archetypes_[g.archetype].mask);
+    if (tracked_count_ == 0 || !g.alive || !g.arrives) continue;
+    collect_adds(g);
+    const Archetype& a = archetypes_[g.archetype];
+    for (std::uint32_t col = 0; col < a.column_count; ++col) {
+      const std::uint32_t id = a.component_ids[col];
+      if (fresh || g.source == kNoArchetype || !archetypes_[g.source].mask.contains(id)) mark_added(g.slot, id);
+      else if (last_add[id] != Scratch::kNone) mark_changed(g.slot, id);
+    }
+  }
+
   // In-place values of entities that stayed in their archetype.
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     const Scratch::Staged& g = s.staged[st];
@@ -411,8 +428,10 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     const Archetype& a = archetypes_[g.archetype];
     for (std::uint32_t col = 0; col < a.column_count; ++col) {
       const std::uint32_t id = a.component_ids[col];
-      if (last_add[id] != Scratch::kNone)
+      if (last_add[id] != Scratch::kNone) {
         write_value(column_base(a, col) + std::size_t{rows_[g.slot]} * a.column_size[col], last_add[id]);
+        mark_changed(g.slot, id);
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 
 namespace lockstep::replay {
 
@@ -47,7 +48,24 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   if (inputs.size() != frame_bytes_) return {ErrorCode::InvalidArgument, "Runner::step: input frame has the wrong size"};
   World& w = *world_;
   sim_->apply_inputs(w, inputs);
-  for (const System& s : systems_.systems()) s.run(w);
+  for (const System& s : systems_.systems()) {
+    const Status st = s.run(w).status;
+    if (!st.ok()) {
+      // The failure stops the tick here (no flush, no tick advance); the message names the
+      // system. Formatted into the runner's own buffer: no allocation on the tick path.
+      std::snprintf(failure_, sizeof failure_, "system '%s' failed at tick %llu: %s", s.name,
+                    static_cast<unsigned long long>(w.tick()), st.message());
+      return {st.code(), failure_};
+    }
+  }
+  if (const std::uint32_t dropped = w.commands().dropped(); dropped > 0) {
+    std::snprintf(failure_, sizeof failure_,
+                  "tick %llu: %u fire-and-forget command(s) could not be recorded (command buffer full or a bad "
+                  "handle; WorldConfig::command_capacity / command_bytes)",
+                  static_cast<unsigned long long>(w.tick()), dropped);
+    w.commands().clear();
+    return {ErrorCode::CapacityExceeded, failure_};
+  }
   const Status flushed = w.flush();
   if (!flushed.ok()) return flushed;
   w.advanceTick();

@@ -6,6 +6,7 @@ namespace lockstep::replay {
 
 namespace {
 std::vector<const Sim*>& registry() {
+  // lockstep: allow(static) the tool's list of sim definitions, not simulation state
   static std::vector<const Sim*> sims;
   return sims;
 }

@@ -3,6 +3,8 @@
 // docs/rollback.md. Nothing here allocates after the constructor.
 #include <lockstep/rollback/session.h>
 
+#include <lockstep/rng.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -18,8 +20,12 @@ constexpr std::uint32_t kMaxReceivePerPoll = 4096;
 constexpr std::uint32_t kMaxChunksPerSend = 4;
 
 // ---- Messages ---------------------------------------------------------------------------
-// All integers little-endian. Common header (16 bytes):
-//   u8 type · u8 version (1) · u8 sender peer · u8 players · u32 session id · u64 sender tick
+// All integers little-endian. Common header (40 bytes):
+//   u8 type · u8 version (2) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
+//   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
+//   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
+//   sender held that echo · u32 0
 // type 1, INPUT (player's inputs for ticks [first, first + count) plus the sender's input
 // frontier of every player, which doubles as the acknowledgement of what it has received):
 //   u8 player (0xFF: acknowledgement only) · u8 0 · u16 count · u32 0 · u64 first tick ·
@@ -27,10 +33,18 @@ constexpr std::uint32_t kMaxChunksPerSend = 4;
 // type 2, HASH (the sender's confirmed state hash at `tick`):
 //   u64 tick · u64 total · u64 entities · u64 archetypes · u64 resources ·
 //   u32 component count · u32 0 · u64 component[count]
+// type 3, SYNC_REQUEST: u32 nonce · u32 round; type 4, SYNC_REPLY: u32 nonce (echoed) · u32 0;
+// type 5, SYNC_REJECT (the sender runs the match with another incarnation of the receiver):
+//   u64 0.
 constexpr std::uint8_t kMsgInput = 1;
 constexpr std::uint8_t kMsgHash = 2;
-constexpr std::uint8_t kWireVersion = 1;
-constexpr std::uint32_t kHeaderBytes = 16;
+constexpr std::uint8_t kMsgSyncRequest = 3;
+constexpr std::uint8_t kMsgSyncReply = 4;
+constexpr std::uint8_t kMsgSyncReject = 5;
+constexpr std::uint8_t kWireVersion = 2;
+constexpr std::uint32_t kHeaderBytes = 40;
+constexpr std::uint32_t kSyncBodyBytes = 8;
+constexpr std::uint32_t kNoEcho = 0xFFFFFFFFu;
 constexpr std::uint32_t kInputHeadBytes = 16;
 constexpr std::uint32_t kHashHeadBytes = 48;
 constexpr std::uint8_t kAckOnly = 0xFF;
@@ -157,6 +171,39 @@ struct RollbackSession::Impl {
   Snapshot desync_snap;
   bool desync_snap_valid = false;
 
+  // ---- life cycle and time sync (per remote peer) ----
+  struct Link {
+    bool ready = false;  // handshake done
+    bool gone = false;   // declared disconnected (by us or by another peer)
+    bool interrupted = false;
+    bool incarnation_known = false;
+    std::uint32_t incarnation = 0;
+    std::uint32_t sync_done = 0;
+    std::uint32_t nonce = 0;
+    std::uint64_t last_heard = 0;
+    bool echo_valid = false;
+    std::uint32_t echo = 0;  // its clock in its last message
+    std::uint64_t echo_at = 0;
+    std::uint32_t rtt = 0;
+    std::int64_t adv_sum = 0;
+    std::uint32_t adv_n = 0;
+    std::int32_t advantage = 0;
+    std::uint32_t their_gone = 0;  // peers it declared disconnected
+  };
+  std::array<Link, kMaxSessionPeers> link{};
+  // seen[q][p]: the highest frontier of player p that peer q reported (what it has of p).
+  std::array<std::array<std::uint64_t, kMaxSessionPlayers>, kMaxSessionPeers> seen{};
+  std::uint32_t gone_mask = 0;     // peers declared disconnected
+  std::uint32_t dropped_mask = 0;  // players whose disconnect tick is agreed
+  std::array<std::uint64_t, kMaxSessionPlayers> drop_tick{};
+  bool is_running = false;
+  bool expelled = false;
+  bool clock_started = false;
+  std::uint64_t now = 0, start = 0;
+  std::uint32_t wait_cooldown = 0;
+  std::uint64_t frames = 0;  // advance()/poll() calls
+  Rng nonce_rng;
+
   std::vector<StateHash> sync_expected;
   std::array<std::byte, kMaxMessageBytes> msg{};
   std::vector<std::byte> canon;    // one frame, canonical
@@ -173,18 +220,46 @@ struct RollbackSession::Impl {
   std::byte* used_at(std::uint64_t t) noexcept { return used.data() + std::size_t{slot(t)} * frame_bytes; }
   bool is_local(std::uint32_t p) const noexcept { return p < players && ((local_mask >> p) & 1u) != 0; }
   std::uint64_t current() const noexcept { return world.tick(); }
+  bool dropped(std::uint32_t p) const noexcept { return ((dropped_mask >> p) & 1u) != 0; }
+  bool live(std::uint32_t q) const noexcept { return q != cfg.local_peer && !link[q].gone; }
+  // Time sync only paces us against peers that play: a spectator may run as far behind as
+  // it likes, nobody waits for it.
+  bool plays(std::uint32_t q) const noexcept {
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (cfg.owner[p] == q) return true;
+    return false;
+  }
+  // A player whose owner is gone but whose disconnect tick is not agreed yet: its inputs are
+  // relayed between the remaining peers until they all hold the same ones.
+  bool relaying(std::uint32_t p) const noexcept {
+    return !dropped(p) && !is_local(p) && ((gone_mask >> cfg.owner[p]) & 1u) != 0;
+  }
+  // A dropped player's inputs are known (the default) for every tick from its drop tick on.
   std::uint64_t min_frontier() const noexcept {
     std::uint64_t c = kNoTick;
-    for (std::uint32_t p = 0; p < players; ++p) c = std::min(c, frontier[p]);
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (!dropped(p)) c = std::min(c, frontier[p]);
     return c;
   }
-  // Oldest local input some peer has not acknowledged.
+  // The frontier of `p` as reported to other peers.
+  std::uint64_t reported_frontier(std::uint32_t p) const noexcept {
+    return dropped(p) ? std::min(frontier[p], drop_tick[p]) : frontier[p];
+  }
+  // Oldest input some connected peer may still need from us: its acknowledgement of our
+  // players, and what it reported of the other players.
   std::uint64_t min_ack() const noexcept {
     std::uint64_t m = kNoTick;
     for (std::uint32_t q = 0; q < cfg.peers; ++q) {
-      if (q == cfg.local_peer) continue;
-      for (std::uint32_t p = 0; p < players; ++p)
-        if (is_local(p)) m = std::min(m, acked[q][p]);
+      if (!live(q)) continue;
+      for (std::uint32_t p = 0; p < players; ++p) {
+        if (is_local(p)) {
+          m = std::min(m, acked[q][p]);
+        } else if (!dropped(p)) {
+          // Kept until every connected peer has them too: if p's owner disconnects, the
+          // others relay them (see check_agreement).
+          m = std::min(m, std::min(seen[q][p], frontier[p]));
+        }
+      }
     }
     return m;
   }
@@ -203,6 +278,12 @@ struct RollbackSession::Impl {
     known[s] = 0;
     std::memset(input.data() + std::size_t{s} * frame_bytes, 0, frame_bytes);
     std::memset(used.data() + std::size_t{s} * frame_bytes, 0, frame_bytes);
+    if (dropped_mask == 0) return;
+    for (std::uint32_t p = 0; p < players; ++p) {
+      if (!dropped(p) || t < drop_tick[p]) continue;
+      known[s] |= 1u << p;  // the default input: all zero bytes, already in place
+      advance_frontier(p);
+    }
   }
   void advance_frontier(std::uint32_t p) noexcept {
     while (has(frontier[p]) && ((known[slot(frontier[p])] >> p) & 1u) != 0) {
@@ -290,6 +371,15 @@ struct RollbackSession::Impl {
     }
     for (std::uint32_t p = 0; p < players; ++p) frontier[p] = delay;
     for (auto& row : acked) row.fill(delay);
+    for (auto& row : seen) row.fill(delay);
+    drop_tick.fill(kNoTick);
+    nonce_rng = Rng(std::uint64_t{cfg.incarnation} * 0x9E3779B97F4A7C15ull + cfg.local_peer + 1);
+    if (cfg.sync_roundtrips != 0 && cfg.peers > 1 && cfg.sync_test_distance == 0) {
+      for (std::uint32_t q = 0; q < cfg.peers; ++q) link[q].nonce = static_cast<std::uint32_t>(nonce_rng.next_u64());
+    } else {
+      is_running = true;
+      for (Link& l : link) l.ready = true;
+    }
 
     hash_ring[0] = runner.hash();
     hash_tick[0] = 0;
@@ -451,13 +541,25 @@ struct RollbackSession::Impl {
   }
 
   // ---- network ----------------------------------------------------------------------------
-  void write_header(std::uint8_t type) noexcept {
+  std::int32_t local_advantage(std::uint32_t q) const noexcept {
+    const std::int64_t d = static_cast<std::int64_t>(current()) - static_cast<std::int64_t>(remote_tick[q]);
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(d, -32767, 32767));
+  }
+  void write_header(std::uint8_t type, std::uint32_t dest) noexcept {
     msg[0] = std::byte{type};
     msg[1] = std::byte{kWireVersion};
     msg[2] = static_cast<std::byte>(cfg.local_peer);
     msg[3] = static_cast<std::byte>(players);
     put_u32(&msg[4], cfg.session_id);
     put_u64(&msg[8], current());
+    put_u32(&msg[16], cfg.incarnation);
+    put_u16(&msg[20], static_cast<std::uint16_t>(gone_mask));
+    put_u16(&msg[22], static_cast<std::uint16_t>(local_advantage(dest)));  // two's complement
+    put_u32(&msg[24], static_cast<std::uint32_t>(now));
+    const Link& l = link[dest];
+    put_u32(&msg[28], l.echo_valid ? l.echo : kNoEcho);
+    put_u32(&msg[32], l.echo_valid ? static_cast<std::uint32_t>(std::min<std::uint64_t>(now - l.echo_at, 0xFFFFFFFEu)) : 0);
+    put_u32(&msg[36], 0);
   }
   void transmit(std::uint32_t peer, std::uint32_t size) noexcept {
     if (transport->send(peer, std::span<const std::byte>(msg.data(), size))) {
@@ -467,8 +569,14 @@ struct RollbackSession::Impl {
       ++stats.send_failures;
     }
   }
+  void send_sync(std::uint32_t peer, std::uint8_t type, std::uint32_t nonce, std::uint32_t round) noexcept {
+    write_header(type, peer);
+    put_u32(&msg[kHeaderBytes], nonce);
+    put_u32(&msg[kHeaderBytes + 4], round);
+    transmit(peer, kHeaderBytes + kSyncBodyBytes);
+  }
   void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept {
-    write_header(kMsgInput);
+    write_header(kMsgInput, peer);
     std::byte* b = msg.data() + kHeaderBytes;
     b[0] = std::byte{static_cast<std::uint8_t>(player == kAckOnly ? kAckOnly : player)};
     b[1] = std::byte{0};
@@ -476,7 +584,7 @@ struct RollbackSession::Impl {
     put_u32(b + 4, 0);
     put_u64(b + 8, first);
     b += kInputHeadBytes;
-    for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, frontier[p]);
+    for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, reported_frontier(p));
     for (std::uint32_t i = 0; i < count; ++i, b += input_size) {
       std::memcpy(b, input_at(first + i, player), input_size);
       replay::Runner::host_to_canonical(*input_type, std::span<std::byte>(b, input_size));
@@ -487,7 +595,7 @@ struct RollbackSession::Impl {
     const std::uint32_t m = static_cast<std::uint32_t>((out_report_tick / interval) % kept);
     if (report_tick[m] != out_report_tick) return;
     const StateHash& h = report[m];
-    write_header(kMsgHash);
+    write_header(kMsgHash, peer);
     std::byte* b = msg.data() + kHeaderBytes;
     put_u64(b, out_report_tick);
     put_u64(b + 8, h.total);
@@ -500,25 +608,46 @@ struct RollbackSession::Impl {
     for (std::uint32_t c = 0; c < h.component_count; ++c, b += 8) put_u64(b, h.components[c]);
     transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
   }
+  // Sends player p's inputs [from, to) to `peer` in at most kMaxChunksPerSend messages.
+  bool send_range(std::uint32_t q, std::uint32_t p, std::uint64_t from, std::uint64_t to) noexcept {
+    bool any = false;
+    std::uint32_t chunks = 0;
+    do {
+      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(to > from ? to - from : 0, max_chunk));
+      bool in_ring = true;
+      for (std::uint32_t i = 0; i < n && in_ring; ++i) in_ring = has(from + i);
+      if (!in_ring) break;  // cannot happen: unacknowledged inputs are never evicted
+      if (n == 0 && !is_local(p)) break;
+      send_inputs(q, p, from, n);
+      any = true;
+      from += n;
+    } while (from < to && ++chunks < kMaxChunksPerSend);
+    return any;
+  }
   void send() noexcept {
     if (transport == nullptr) return;
+    ++frames;
     for (std::uint32_t q = 0; q < cfg.peers; ++q) {
       if (q == cfg.local_peer) continue;
+      if (link[q].gone) {
+        // Tell a disconnected peer now and then (the header's mask), so that one that was
+        // only frozen learns it was voted out instead of carrying on with a split match.
+        if (frames % 8 == 0) send_inputs(q, kAckOnly, 0, 0);
+        continue;
+      }
+      if (!is_running) {
+        if (!link[q].ready) send_sync(q, kMsgSyncRequest, link[q].nonce, link[q].sync_done);
+        continue;
+      }
       bool any = false;
       for (std::uint32_t p = 0; p < players; ++p) {
-        if (!is_local(p)) continue;
-        std::uint64_t from = acked[q][p];
-        const std::uint64_t to = frontier[p];
-        std::uint32_t chunks = 0;
-        do {
-          const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(to > from ? to - from : 0, max_chunk));
-          bool in_ring = true;
-          for (std::uint32_t i = 0; i < n && in_ring; ++i) in_ring = has(from + i);
-          if (!in_ring) break;  // cannot happen: unacknowledged inputs are never evicted
-          send_inputs(q, p, from, n);
-          any = true;
-          from += n;
-        } while (from < to && ++chunks < kMaxChunksPerSend);
+        if (is_local(p)) {
+          any = send_range(q, p, acked[q][p], frontier[p]) || any;
+        } else if (relaying(p) && seen[q][p] < frontier[p]) {
+          const std::uint64_t before = stats.messages_sent;
+          any = send_range(q, p, seen[q][p], frontier[p]) || any;
+          stats.relayed_inputs += stats.messages_sent - before;
+        }
       }
       if (!any) send_inputs(q, kAckOnly, 0, 0);
       if (out_report_repeats > 0 && interval != 0) send_report(q);
@@ -539,17 +668,22 @@ struct RollbackSession::Impl {
     if (player == kAckOnly) {
       bad = bad || count != 0;
     } else {
-      bad = bad || player >= players || cfg.owner[player] != from || is_local(player);
+      // The owner sends its player's inputs; once the owner is gone, any peer may relay them.
+      bad = bad || player >= players || is_local(player) ||
+            (cfg.owner[player] != from && ((gone_mask >> cfg.owner[player]) & 1u) == 0);
     }
     if (bad) {
       ++stats.malformed;
       return;
     }
-    // Acknowledgements: the sender's frontier of our players.
+    // Acknowledgements: the sender's frontier of every player.
     const std::byte* fv = b + kInputHeadBytes;
-    for (std::uint32_t p = 0; p < players; ++p)
-      if (is_local(p)) acked[from][p] = std::max(acked[from][p], std::min(get_u64(fv + 8 * p), frontier[p]));
-    if (player == kAckOnly) return;
+    for (std::uint32_t p = 0; p < players; ++p) {
+      const std::uint64_t f = get_u64(fv + 8 * p);
+      seen[from][p] = std::max(seen[from][p], f);
+      if (is_local(p)) acked[from][p] = std::max(acked[from][p], std::min(f, frontier[p]));
+    }
+    if (player == kAckOnly || dropped(player)) return;
     const std::byte* in = b + head;
     for (std::uint32_t i = 0; i < count; ++i, in += input_size) {
       const std::uint64_t t = first + i;
@@ -569,6 +703,101 @@ struct RollbackSession::Impl {
         first_incorrect = std::min(first_incorrect, t);
     }
     advance_frontier(player);
+  }
+
+  // ---- life cycle ---------------------------------------------------------------------------
+  void push_peer_event(SessionEventKind kind, std::uint32_t peer) noexcept {
+    SessionEvent e;
+    e.kind = kind;
+    e.peer = peer;
+    e.tick = current();
+    push_event(e);
+  }
+  void declare_gone(std::uint32_t q) noexcept {
+    if (q >= cfg.peers || q == cfg.local_peer || link[q].gone) return;
+    link[q].gone = true;
+    gone_mask |= 1u << q;
+    push_peer_event(SessionEventKind::Disconnected, q);
+    check_agreement();
+  }
+  // The disconnect tick of a gone peer's player p is agreed when every connected peer has
+  // declared the owner gone and reports the same frontier of p as ours: from then on no peer
+  // can learn more of p's inputs (direct messages from a gone peer are ignored, relays only
+  // spread what connected peers hold), so every peer settles on the same tick — the highest
+  // frontier any connected peer had — and uses the default input from there on.
+  void check_agreement() noexcept {
+    for (std::uint32_t p = 0; p < players; ++p) {
+      if (!relaying(p)) continue;
+      const std::uint32_t o = cfg.owner[p];
+      bool agreed = true;
+      for (std::uint32_t q = 0; q < cfg.peers && agreed; ++q)
+        if (live(q)) agreed = ((link[q].their_gone >> o) & 1u) != 0 && seen[q][p] == frontier[p];
+      if (agreed) drop_player(p, frontier[p]);
+    }
+  }
+  void drop_player(std::uint32_t p, std::uint64_t d) noexcept {
+    drop_tick[p] = d;
+    dropped_mask |= 1u << p;
+    // Inputs of p already held at or after d (out of order) give way to the default too.
+    for (std::uint32_t s = 0; s < ring_ticks; ++s) {
+      const std::uint64_t t = slot_tick[s];
+      if (t == kNoTick || t < d) continue;
+      std::byte* in = input.data() + std::size_t{s} * frame_bytes + std::size_t{p} * input_size;
+      std::memset(in, 0, input_size);
+      known[s] |= 1u << p;
+      const std::byte* u = used.data() + std::size_t{s} * frame_bytes + std::size_t{p} * input_size;
+      if (t < current() && std::memcmp(u, in, input_size) != 0) first_incorrect = std::min(first_incorrect, t);
+    }
+    advance_frontier(p);
+    SessionEvent e;
+    e.kind = SessionEventKind::DisconnectAgreed;
+    e.peer = cfg.owner[p];
+    e.player = p;
+    e.tick = d;
+    push_event(e);
+  }
+  void expel() noexcept {
+    if (expelled) return;
+    expelled = true;
+    push_peer_event(SessionEventKind::Disconnected, cfg.local_peer);
+    (void)fail({ErrorCode::Mismatch, "RollbackSession: another peer declared this peer disconnected; it has left the match"});
+  }
+
+  void on_sync(std::uint32_t from, std::uint8_t type, const std::byte* b, std::uint32_t size) noexcept {
+    if (size != kSyncBodyBytes) {
+      ++stats.malformed;
+      return;
+    }
+    Link& l = link[from];
+    const std::uint32_t nonce = get_u32(b);
+    if (type == kMsgSyncRequest) {
+      send_sync(from, kMsgSyncReply, nonce, 0);
+    } else if (type == kMsgSyncReply) {
+      if (l.ready || nonce != l.nonce) return;  // late, duplicated or from an older round
+      ++l.sync_done;
+      SessionEvent e;
+      e.kind = SessionEventKind::Synchronizing;
+      e.peer = from;
+      e.count = l.sync_done;
+      e.total = cfg.sync_roundtrips;
+      push_event(e);
+      if (l.sync_done < cfg.sync_roundtrips) {
+        l.nonce = static_cast<std::uint32_t>(nonce_rng.next_u64());
+        return;
+      }
+      l.ready = true;
+      push_peer_event(SessionEventKind::Synchronized, from);
+      bool all = true;
+      for (std::uint32_t q = 0; q < cfg.peers; ++q) all = all && (q == cfg.local_peer || link[q].ready || link[q].gone);
+      if (all && !is_running) {
+        is_running = true;
+        push_peer_event(SessionEventKind::Running, cfg.local_peer);
+      }
+    } else {  // kMsgSyncReject
+      (void)fail({ErrorCode::Mismatch,
+            "RollbackSession: a peer rejected the handshake: it already runs this match with an earlier run of this "
+            "peer (a restarted process cannot rejoin)"});
+    }
   }
 
   void on_hash(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept {
@@ -621,7 +850,7 @@ struct RollbackSession::Impl {
 
   void receive() noexcept {
     if (transport == nullptr) return;
-    for (std::uint32_t i = 0; i < kMaxReceivePerPoll; ++i) {
+    for (std::uint32_t i = 0; i < kMaxReceivePerPoll && status.ok(); ++i) {
       std::uint32_t from = 0;
       const std::uint32_t size = transport->receive(from, msg);
       if (size == 0) break;
@@ -633,20 +862,140 @@ struct RollbackSession::Impl {
       }
       const std::uint8_t type = std::to_integer<std::uint8_t>(msg[0]);
       const std::uint32_t sender = std::to_integer<std::uint32_t>(msg[2]);
+      const std::uint32_t their_gone = get_u16(&msg[20]);
       if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from || from >= cfg.peers ||
           from == cfg.local_peer || std::to_integer<std::uint32_t>(msg[3]) != players ||
-          get_u32(&msg[4]) != cfg.session_id) {
+          get_u32(&msg[4]) != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
+          type < kMsgInput || type > kMsgSyncReject) {
         ++stats.malformed;
         continue;
       }
-      remote_tick[from] = std::max(remote_tick[from], get_u64(&msg[8]));
-      if (type == kMsgInput) {
-        on_input(from, msg.data() + kHeaderBytes, size - kHeaderBytes);
-      } else if (type == kMsgHash) {
-        on_hash(from, msg.data() + kHeaderBytes, size - kHeaderBytes);
-      } else {
-        ++stats.malformed;
+      Link& l = link[from];
+      const std::uint32_t incarnation = get_u32(&msg[16]);
+      const bool sync_message = type >= kMsgSyncRequest;
+      if (!l.incarnation_known) {
+        // With a handshake, a peer's incarnation is learnt from its handshake messages only.
+        if (cfg.sync_roundtrips != 0 && !sync_message) {
+          ++stats.stale;
+          continue;
+        }
+        l.incarnation_known = true;
+        l.incarnation = incarnation;
+      } else if (incarnation != l.incarnation) {
+        ++stats.stale;  // an earlier or a restarted run of that peer
+        if (type == kMsgSyncRequest) {
+          send_sync(from, kMsgSyncReject, 0, 0);
+          ++stats.sync_rejections_sent;
+        }
+        continue;
       }
+      if (l.gone) {
+        ++stats.from_disconnected;
+        continue;
+      }
+      // Liveness, ping and frame advantage.
+      l.last_heard = now;
+      if (l.interrupted) {
+        l.interrupted = false;
+        push_peer_event(SessionEventKind::NetworkResumed, from);
+      }
+      remote_tick[from] = std::max(remote_tick[from], get_u64(&msg[8]));
+      const std::uint32_t echo = get_u32(&msg[28]);
+      if (echo != kNoEcho) {
+        const std::uint32_t sample = static_cast<std::uint32_t>(now) - echo - get_u32(&msg[32]);
+        if (sample < 60000000u) l.rtt = l.rtt == 0 ? std::max<std::uint32_t>(sample, 1) : (7 * l.rtt + sample) / 8;
+      }
+      l.echo = get_u32(&msg[24]);
+      l.echo_at = now;
+      l.echo_valid = true;
+      if (is_running && !sync_message) {
+        const auto theirs = static_cast<std::int16_t>(get_u16(&msg[22]));
+        l.adv_sum += local_advantage(from) - theirs;
+        ++l.adv_n;
+      }
+      // Disconnects spread: whom the sender declared gone is gone for us too.
+      if (((their_gone >> cfg.local_peer) & 1u) != 0) {
+        expel();
+        return;
+      }
+      l.their_gone |= their_gone;
+      for (std::uint32_t q = 0; q < cfg.peers; ++q)
+        if (((their_gone >> q) & 1u) != 0) declare_gone(q);
+      const std::byte* body = msg.data() + kHeaderBytes;
+      if (type == kMsgInput) {
+        on_input(from, body, size - kHeaderBytes);
+        if (gone_mask != 0) check_agreement();
+      } else if (type == kMsgHash) {
+        on_hash(from, body, size - kHeaderBytes);
+      } else {
+        on_sync(from, type, body, size - kHeaderBytes);
+      }
+    }
+  }
+
+  // Handshake timeout, interruption / disconnect detection, time sync: once per frame.
+  void check_peers() noexcept {
+    if (!clock_started) {
+      clock_started = true;
+      start = now;
+      for (Link& l : link) l.last_heard = now;
+    }
+    if (!is_running) {
+      if (cfg.sync_timeout_us != 0 && now - start > cfg.sync_timeout_us)
+        (void)fail({ErrorCode::IoError, "RollbackSession: the handshake did not complete within the sync timeout"});
+      return;
+    }
+    for (std::uint32_t q = 0; q < cfg.peers; ++q) {
+      if (!live(q)) continue;
+      Link& l = link[q];
+      const std::uint64_t silence = now - l.last_heard;
+      if (cfg.disconnect_timeout_us != 0 && silence >= cfg.disconnect_timeout_us) {
+        declare_gone(q);
+        continue;
+      }
+      if (cfg.disconnect_notify_start_us != 0 && silence >= cfg.disconnect_notify_start_us && !l.interrupted) {
+        l.interrupted = true;
+        SessionEvent e;
+        e.kind = SessionEventKind::NetworkInterrupted;
+        e.peer = q;
+        e.tick = current();
+        e.timeout_us = cfg.disconnect_timeout_us > silence ? cfg.disconnect_timeout_us - silence : 0;
+        push_event(e);
+      }
+    }
+    // Time sync: each sample is (our advantage over q) − (q's advantage over us) = twice the
+    // frame gap plus the difference of the one-way latencies in ticks; the average over
+    // time_sync_samples messages, halved, estimates how many frames we run ahead of q.
+    const std::uint32_t samples = std::max<std::uint32_t>(cfg.time_sync_samples, 1);
+    for (std::uint32_t q = 0; q < cfg.peers; ++q) {
+      Link& l = link[q];
+      if (!live(q) || l.adv_n < samples) continue;
+      l.advantage = static_cast<std::int32_t>(l.adv_sum / (2 * static_cast<std::int64_t>(l.adv_n)));
+      l.adv_sum = 0;
+      l.adv_n = 0;
+    }
+    if (wait_cooldown > 0) --wait_cooldown;
+    if (cfg.max_frame_advantage == 0 || wait_cooldown > 0) return;
+    std::int32_t best = 0;
+    std::uint32_t who = 0;
+    for (std::uint32_t q = 0; q < cfg.peers; ++q)
+      if (live(q) && plays(q) && link[q].advantage > best) {
+        best = link[q].advantage;
+        who = q;
+      }
+    if (best <= static_cast<std::int32_t>(cfg.max_frame_advantage)) return;
+    SessionEvent e;
+    e.kind = SessionEventKind::WaitRecommendation;
+    e.peer = who;
+    e.tick = current();
+    e.frames = static_cast<std::uint32_t>(best);
+    push_event(e);
+    ++stats.wait_recommendations;
+    wait_cooldown = std::max<std::uint32_t>(cfg.time_sync_interval, 1) + e.frames;
+    for (Link& l : link) {  // estimates from before the wait are stale
+      l.advantage = 0;
+      l.adv_sum = 0;
+      l.adv_n = 0;
     }
   }
 
@@ -654,6 +1003,13 @@ struct RollbackSession::Impl {
     if (advanced != nullptr) *advanced = false;
     if (!status.ok()) return status;
     receive();
+    if (!status.ok()) return status;
+    check_peers();
+    if (!status.ok()) return status;
+    if (!is_running) {
+      send();
+      return Status::Ok();
+    }
     Status s = rollback();
     if (s.ok()) s = confirm();
     if (!s.ok()) return s;
@@ -749,6 +1105,52 @@ const StateHash* RollbackSession::hash_at(std::uint64_t tick) const noexcept {
 
 const SessionStats& RollbackSession::stats() const noexcept { return impl_->stats; }
 void RollbackSession::set_confirmed_sink(ConfirmedSink* sink) noexcept { impl_->sink = sink; }
+
+void RollbackSession::set_time(std::uint64_t now_us) noexcept {
+  if (now_us > impl_->now) impl_->now = now_us;
+}
+bool RollbackSession::running() const noexcept { return impl_->is_running; }
+
+PeerStatus RollbackSession::peer_status(std::uint32_t peer) const noexcept {
+  const Impl& m = *impl_;
+  PeerStatus st;
+  if (peer >= m.cfg.peers || peer == m.cfg.local_peer) return st;
+  const Impl::Link& l = m.link[peer];
+  st.state = l.gone ? PeerState::Disconnected
+             : !l.ready ? PeerState::Synchronizing
+             : l.interrupted ? PeerState::Interrupted
+                             : PeerState::Running;
+  st.sync_done = l.sync_done;
+  st.rtt_us = l.rtt;
+  st.frame_advantage = l.advantage;
+  st.remote_tick = m.remote_tick[peer];
+  st.last_heard_us = l.last_heard;
+  for (std::uint32_t p = 0; p < m.players; ++p)
+    if (m.cfg.owner[p] == peer && m.dropped(p)) st.disconnect_tick = m.drop_tick[p];
+  return st;
+}
+
+std::int32_t RollbackSession::frame_advantage() const noexcept {
+  const Impl& m = *impl_;
+  std::int32_t best = 0;
+  bool any = false;
+  for (std::uint32_t q = 0; q < m.cfg.peers; ++q) {
+    if (!m.live(q) || !m.plays(q)) continue;
+    best = any ? std::max(best, m.link[q].advantage) : m.link[q].advantage;
+    any = true;
+  }
+  return best;
+}
+
+bool RollbackSession::inputs_acknowledged(std::uint64_t tick) const noexcept {
+  const Impl& m = *impl_;
+  for (std::uint32_t q = 0; q < m.cfg.peers; ++q) {
+    if (!m.live(q)) continue;
+    for (std::uint32_t p = 0; p < m.players; ++p)
+      if (m.is_local(p) && m.acked[q][p] < tick) return false;
+  }
+  return true;
+}
 bool RollbackSession::has_desync() const noexcept { return impl_->desync; }
 std::uint64_t RollbackSession::desync_tick() const noexcept { return impl_->desync_tick; }
 std::uint32_t RollbackSession::desync_peer() const noexcept { return impl_->desync_peer; }

@@ -42,10 +42,11 @@ void SimNetwork::advance_to(std::uint64_t now_us) noexcept {
   if (now_us > now_us_) now_us_ = now_us;
 }
 
-std::uint64_t SimNetwork::draw_delay() noexcept {
+std::uint64_t SimNetwork::draw_delay(std::uint32_t from, std::uint32_t to) noexcept {
   const NetworkConditions& c = config_.conditions;
   const std::int64_t j = static_cast<std::int64_t>(c.jitter_us);
-  const std::int64_t d = static_cast<std::int64_t>(c.latency_us) + rng_.range(-j, j);
+  const std::int64_t extra = from < 16 && to < 16 ? config_.extra_latency_us[from][to] : 0;
+  const std::int64_t d = static_cast<std::int64_t>(c.latency_us) + extra + rng_.range(-j, j);
   return d < 0 ? 0 : static_cast<std::uint64_t>(d);
 }
 
@@ -85,9 +86,9 @@ bool SimNetwork::send_from(std::uint32_t from, std::uint32_t to, std::span<const
   // A fixed number of draws per send, whatever the outcome, so that one knob does not shift
   // the random stream the others see.
   const bool lost = rng_.chance(c.loss_ppm, 1000000);
-  const std::uint64_t delay = draw_delay();
+  const std::uint64_t delay = draw_delay(from, to);
   const bool duplicate = rng_.chance(c.duplicate_ppm, 1000000);
-  const std::uint64_t dup_delay = draw_delay();
+  const std::uint64_t dup_delay = draw_delay(from, to);
   const bool reorder = rng_.chance(c.reorder_ppm, 1000000);
   if (lost) {
     ++stats_.lost;

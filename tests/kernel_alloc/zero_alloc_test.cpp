@@ -111,3 +111,60 @@ TEST(ZeroAlloc, WorldOperationsAfterConstructionAllocateNothing) {
 }
 
 }  // namespace
+
+// Query layer II: building, matching (incl. new archetypes and rebuilds after load),
+// iterating typed and dynamic queries with every term kind, enable bits and change ticks.
+#include <lockstep/cached_query.h>
+#include <lockstep/dynamic_query.h>
+
+TEST(ZeroAlloc, QueriesEnableBitsAndChangeTicksAllocateNothing) {
+  WorldConfig config;
+  config.max_entities = 4096;
+  config.max_tracked_components = 2;
+  World world(config);
+  register_all(world);
+  ASSERT_TRUE(world.trackChanges<Pos>().ok());
+  Snapshot snap(world);
+  CachedQuery<term::write<Pos>, term::opt_read<Vel>, term::none<Flag>, term::any<Vel, Health>,
+              term::or_<term::with<Health>, term::all_of<term::with<Vel>, term::none<Health>>>>
+      typed;
+  CachedQuery<term::read<Pos>, term::changed<Pos>, term::enabled<Vel>> changed;
+  CachedQuery<term::read<Vel>, term::disabled<Vel>> off;
+  DynamicQuery dyn;
+  long visits = 0;
+  Window w{"query_layer_ii", {}};
+  for (std::uint32_t i = 0; i < 2000; ++i) {
+    const Entity e = world.create();
+    ASSERT_TRUE(world.addComponent(e, Pos{static_cast<std::int64_t>(i), 0}).ok());
+    if (i % 2 == 0) {
+      ASSERT_TRUE(world.addComponent(e, Vel{1, 1}).ok());
+    }
+    if (i % 3 == 0) {
+      ASSERT_TRUE(world.addComponent(e, Health{1, 1}).ok());
+    }
+    if (i % 7 == 0) {
+      ASSERT_TRUE(world.setEnabled<Pos>(e, false).ok());
+    }
+  }
+  world.save(snap);
+  ASSERT_TRUE(QueryBuilder(world).write("Pos").optRead("Vel").without("Flag").any({"Vel", "Health"}).beginOr()
+                  .with("Health").orElse().with("Vel").without("Health").endOr().build(dyn).ok());
+  for (int round = 0; round < 3; ++round) {
+    world.advanceTick();
+    ASSERT_TRUE(typed.each(world, [&](Entity, Pos& p, const Vel* v) { p.y += v ? v->x : 1; ++visits; }).ok());
+    ASSERT_TRUE(dyn.each(world, [&](const DynamicRow& r) { visits += r.read(1) != nullptr ? 1 : 0; }).ok());
+    ASSERT_TRUE(changed.since(world.tick()).each(world, [&](Entity, const Pos&) { ++visits; }).ok());
+    ASSERT_TRUE(off.each(world, [&](Entity, const Vel&) { ++visits; }).ok());
+    const Entity e = world.create();
+    ASSERT_TRUE(world.addComponent(e, Flag{true}).ok());  // a new archetype: incremental match
+    ASSERT_TRUE(world.addComponent(e, Pos{1, 1}).ok());
+    ASSERT_TRUE(world.setEnabled<Vel>(Entity{2, 1}, round % 2 == 0).ok());
+    ASSERT_TRUE(world.load(snap).ok());  // archetypes gone again: rebuild
+  }
+  w.report(visits);
+  EXPECT_EQ(w.news(), 0);
+  if (lockstep_test::counts_malloc()) {
+    EXPECT_EQ(w.mallocs(), 0);
+  }
+  EXPECT_GT(visits, 3000);
+}

@@ -7,3 +7,14 @@ foreach(case synctest_duel synctest_skirmish synctest_replay synctest_broken syn
   add_test(NAME rollback_cli.${case} COMMAND bash ${_rb_sh} ${case} $<TARGET_FILE:lockstep> ${_rb_work})
   set_tests_properties(rollback_cli.${case} PROPERTIES LABELS rollback_cli TIMEOUT 300)
 endforeach()
+# Multi-process matches over UDP on 127.0.0.1 (tests/rollback/udp_match.sh), label "rollback_udp".
+# They run in real time, so Debug (invariant checks) and sanitizer builds play smaller matches.
+set(_udp_scale 1)
+if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
+  set(_udp_scale 8)
+endif()
+foreach(case usage duel2 skirmish4 kill restart)
+  add_test(NAME rollback_udp.${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh ${case} $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
+  set_tests_properties(rollback_udp.${case} PROPERTIES LABELS rollback_udp TIMEOUT 120)
+endforeach()

@@ -76,7 +76,7 @@ case $case_name in
   netsim_broken)
     expect 1 "$bin" netsim --sim broken-static --peers 2 --ticks 200 --latency-ms 30
     contains err.txt "DESYNC"
-    contains err.txt "Counter.value"
+    contains err.txt "Counter.0:1..value: "
     ;;
   netsim_usage)
     expect 2 "$bin" netsim

@@ -204,12 +204,14 @@ TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
       b = static_cast<std::byte>(x >> 56);
     }
     // Half of them with a plausible header, to reach the body checks.
-    if (i % 2 == 0 && m.size() >= 16) {
-      m[0] = std::byte{static_cast<std::uint8_t>(1 + i % 3)};
-      m[1] = std::byte{1};
+    // (version 2, sender 1, 2 players, session 0, nobody declared disconnected).
+    if (i % 2 == 0 && m.size() >= 40) {
+      m[0] = std::byte{static_cast<std::uint8_t>(1 + i % 5)};
+      m[1] = std::byte{2};
       m[2] = std::byte{1};
       m[3] = std::byte{2};
       for (int k = 4; k < 8; ++k) m[k] = std::byte{0};
+      m[20] = m[21] = std::byte{0};
     }
     net.inbox.push_back(std::move(m));
     ++n;

@@ -50,6 +50,21 @@ class CommandBuffer {
     return record(Op::Remove, e, detail::type_key<T>(), &describe<T>(), nullptr, 0);
   }
 
+  // Fire-and-forget forms for systems: record like destroy/addComponent/removeComponent,
+  // but instead of a Status to check, a command that cannot be recorded (buffer full, bad
+  // handle) is counted in dropped() until clear(). replay::Runner fails the tick when
+  // dropped() > 0, so nothing is lost silently (docs/kernel.md).
+  void post_destroy(Entity e) noexcept { count_drop(destroy(e)); }
+  template <class T>
+  void post_add(Entity e, const T& value) noexcept {
+    count_drop(addComponent(e, value));
+  }
+  template <class T>
+  void post_remove(Entity e) noexcept {
+    count_drop(removeComponent<T>(e));
+  }
+  std::uint32_t dropped() const noexcept { return dropped_; }
+
   std::uint32_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
   std::uint32_t pending_creates() const noexcept { return creates_; }
@@ -70,6 +85,11 @@ class CommandBuffer {
   std::uint32_t count_ = 0;
   std::uint32_t payload_used_ = 0;
   std::uint32_t creates_ = 0;
+  std::uint32_t dropped_ = 0;
+
+  void count_drop(const Status& s) noexcept {
+    if (!s.ok()) ++dropped_;
+  }
 };
 
 }  // namespace lockstep

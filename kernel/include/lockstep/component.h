@@ -9,6 +9,10 @@
 //  * The listed fields cover every byte of Type, in memory order, with no gaps.
 //  * Each field is an integer, enum, bool, or a type with lockstep_field_kind (fixed, vec2,
 //    vec3, Entity), or a C array / std::array of those. No float, double or plain char.
+//  * A field may also be another type declared with LOCKSTEP_COMPONENT (declared first), or
+//    an array of such types: `Input in[8]`. Its fields are flattened into the outer type's
+//    descriptor as leaf fields with path names (`in[3].buttons`, `pos.x`), so hashing,
+//    snapshots, dumps and diffs see ordinary leaf fields and their canonical bytes.
 //
 // Use it in the namespace of Type (found by argument-dependent lookup):
 //   struct Pos { lockstep::fixed x, y; };
@@ -21,6 +25,18 @@
 #include <type_traits>
 
 namespace lockstep {
+
+// Satisfied by types declared with LOCKSTEP_COMPONENT.
+template <class T>
+concept Described = requires(const T* p) {
+  { lockstep_describe(p) } -> std::same_as<const TypeDescriptor&>;
+};
+
+template <Described T>
+const TypeDescriptor& describe() noexcept {
+  return lockstep_describe(static_cast<const T*>(nullptr));
+}
+
 namespace detail {
 
 template <class T, bool = std::is_enum_v<T>>
@@ -96,18 +112,81 @@ constexpr bool fields_tile(const FieldDescriptor (&fields)[N], std::size_t size)
   return at == size;
 }
 
-}  // namespace detail
-
-// Satisfied by types declared with LOCKSTEP_COMPONENT.
-template <class T>
-concept Described = requires(const T* p) {
-  { lockstep_describe(p) } -> std::same_as<const TypeDescriptor&>;
+// One listed field of a LOCKSTEP_COMPONENT before flattening: a leaf, or a described struct
+// (or an array of them) whose own fields become leaves with path names.
+struct FieldSpec {
+  const char* name;
+  std::uint32_t offset;
+  std::uint32_t size;                             // bytes of the whole member
+  FieldDescriptor leaf;                           // leaves only
+  const TypeDescriptor& (*nested)() noexcept;     // described structs: their descriptor
+  std::uint32_t nested_count;                     // number of struct elements
+  bool nested_array;                              // name them name[i]
 };
 
-template <Described T>
-const TypeDescriptor& describe() noexcept {
-  return lockstep_describe(static_cast<const T*>(nullptr));
+template <class T>
+struct ArrayElement {
+  using type = T;
+  static constexpr std::size_t count = 1;
+  static constexpr bool array = false;
+};
+template <class T, std::size_t N>
+struct ArrayElement<T[N]> {
+  using type = typename ArrayElement<T>::type;
+  static constexpr std::size_t count = N * ArrayElement<T>::count;
+  static constexpr bool array = true;
+};
+template <class T, std::size_t N>
+struct ArrayElement<std::array<T, N>> : ArrayElement<T[N]> {
+  static_assert(sizeof(std::array<T, N>) == sizeof(T[N]));
+};
+
+template <class T>
+concept HasFieldKind = requires { T::lockstep_field_kind; };
+
+template <class T>
+constexpr FieldSpec make_spec(const char* name, std::size_t offset) noexcept {
+  using U = std::remove_cv_t<T>;
+  using E = std::remove_cv_t<typename ArrayElement<U>::type>;
+  if constexpr (std::is_class_v<E> && !HasFieldKind<E> && Described<E>) {
+    return FieldSpec{name, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(sizeof(U)), FieldDescriptor{},
+                     &describe<E>, static_cast<std::uint32_t>(ArrayElement<U>::count), ArrayElement<U>::array};
+  } else {
+    return FieldSpec{name, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(sizeof(U)),
+                     make_field<U>(name, offset), nullptr, 0, false};
+  }
 }
+
+template <std::size_t N>
+constexpr bool fields_tile(const FieldSpec (&fields)[N], std::size_t size) noexcept {
+  std::size_t at = 0;
+  for (const FieldSpec& f : fields) {
+    if (f.offset != at) return false;
+    at += f.size;
+  }
+  return at == size;
+}
+
+template <std::size_t N>
+constexpr bool any_nested(const FieldSpec (&fields)[N]) noexcept {
+  for (const FieldSpec& f : fields)
+    if (f.nested != nullptr) return true;
+  return false;
+}
+
+template <std::size_t N>
+constexpr std::array<FieldDescriptor, N> leaf_fields(const FieldSpec (&fields)[N]) noexcept {
+  std::array<FieldDescriptor, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = fields[i].leaf;
+  return out;
+}
+
+// Builds the flattened descriptor of a type with nested described fields (once, at first
+// use; kernel/src/flatten_fields.cpp). The storage lives as long as the program.
+TypeDescriptor flatten_fields(const char* type_name, std::uint32_t size, std::uint32_t align, const FieldSpec* specs,
+                              std::uint32_t count);
+
+}  // namespace detail
 
 // The checks every piece of simulation state must pass (components, resources, inputs).
 template <class T>
@@ -171,7 +250,7 @@ constexpr void check_state_type() noexcept {
   LOCKSTEP_PP_CAT(LOCKSTEP_PP_EACH_, LOCKSTEP_PP_NARG(__VA_ARGS__))(M, __VA_ARGS__)
 
 #define LOCKSTEP_FIELD_ENTRY_(f) \
-  ::lockstep::detail::make_field<decltype(LockstepSelf_::f)>(#f, offsetof(LockstepSelf_, f))
+  ::lockstep::detail::make_spec<decltype(LockstepSelf_::f)>(#f, offsetof(LockstepSelf_, f))
 
 // The descriptor's name is the type as written (`Pos`); it identifies the type in snapshot
 // files, checkpoints, traces and replays, so a world refuses two types with the same name
@@ -181,15 +260,23 @@ constexpr void check_state_type() noexcept {
 #define LOCKSTEP_COMPONENT_NAMED(Type, Name, ...)                                              \
   [[maybe_unused]] inline const ::lockstep::TypeDescriptor& lockstep_describe(const Type*) noexcept { \
     using LockstepSelf_ = Type;                                                                \
-    static constexpr ::lockstep::FieldDescriptor fields[] = {                                  \
+    static constexpr ::lockstep::detail::FieldSpec specs[] = {                                 \
         LOCKSTEP_PP_EACH(LOCKSTEP_FIELD_ENTRY_, __VA_ARGS__)};                                 \
-    static_assert(::lockstep::detail::fields_tile(fields, sizeof(Type)),                       \
+    static_assert(::lockstep::detail::fields_tile(specs, sizeof(Type)),                        \
                   "LOCKSTEP_COMPONENT(" #Type "): the listed fields must cover every byte of "  \
                   "the type, in declaration order, with no gaps (padding breaks hashing)");    \
-    static constexpr ::lockstep::TypeDescriptor descriptor{                                    \
-        Name, static_cast<std::uint32_t>(sizeof(Type)),                                        \
-        static_cast<std::uint32_t>(alignof(Type)), fields,                                     \
-        static_cast<std::uint32_t>(sizeof(fields) / sizeof(fields[0]))};                       \
-    return descriptor;                                                                         \
+    constexpr std::uint32_t count = static_cast<std::uint32_t>(sizeof(specs) / sizeof(specs[0])); \
+    if constexpr (!::lockstep::detail::any_nested(specs)) {                                    \
+      static constexpr auto fields = ::lockstep::detail::leaf_fields(specs);                   \
+      static constexpr ::lockstep::TypeDescriptor descriptor{                                  \
+          Name, static_cast<std::uint32_t>(sizeof(Type)),                                     \
+          static_cast<std::uint32_t>(alignof(Type)), fields.data(), count};                    \
+      return descriptor;                                                                       \
+    } else {                                                                                   \
+      static const ::lockstep::TypeDescriptor descriptor = ::lockstep::detail::flatten_fields( \
+          Name, static_cast<std::uint32_t>(sizeof(Type)),                                     \
+          static_cast<std::uint32_t>(alignof(Type)), specs, count);                            \
+      return descriptor;                                                                       \
+    }                                                                                          \
   }                                                                                            \
   static_assert(true)

@@ -572,6 +572,7 @@ inline std::string to_string(fixed f) {
   return std::string(buf, to_chars(f, buf));
 }
 // For display and statistics only; never feed the result back into a simulation.
+// lockstep: allow(float) display only: printing and statistics, never fed back into a sim
 constexpr double to_double(fixed f) noexcept { return static_cast<double>(f.raw()) / 65536.0; }
 
 }  // namespace lockstep

@@ -32,6 +32,13 @@ struct IdSet256 {
     return true;
   }
   constexpr bool empty() const noexcept { return (words[0] | words[1] | words[2] | words[3]) == 0; }
+  constexpr bool intersects(const IdSet256& other) const noexcept {
+    return ((words[0] & other.words[0]) | (words[1] & other.words[1]) | (words[2] & other.words[2]) |
+            (words[3] & other.words[3])) != 0;
+  }
+  constexpr void unite(const IdSet256& other) noexcept {
+    for (int i = 0; i < 4; ++i) words[i] |= other.words[i];
+  }
   friend constexpr bool operator==(const IdSet256&, const IdSet256&) noexcept = default;
 };
 

@@ -67,6 +67,10 @@ class Snapshot {
   std::unique_ptr<detail::TypeInfo[]> resources_;
   std::unique_ptr<std::byte[]> column_storage_;
   std::unique_ptr<std::byte[]> resource_data_;
+  std::unique_ptr<std::uint64_t[]> disabled_;  // enable bits per slot (used when any is set)
+  std::unique_ptr<std::uint64_t[]> added_ticks_;    // change ticks (worlds with tracked components)
+  std::unique_ptr<std::uint64_t[]> changed_ticks_;
+  std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
   std::byte* columns_ = nullptr;  // 64-byte aligned view into column_storage_
   std::uint64_t column_capacity_ = 0;
   std::uint32_t resource_capacity_ = 0;

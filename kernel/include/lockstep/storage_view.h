@@ -47,6 +47,18 @@ class StorageView {
   const TypeDescriptor& resource(std::uint32_t resource_id) const noexcept;
   std::span<const std::byte> resource_bytes(std::uint32_t resource_id) const noexcept;
 
+  // Row state (docs/kernel.md, "Enable bits", "Change detection"). Both are absent — empty
+  // spans, count 0 — in worlds that never disable a component or track changes.
+  // Enable bits: one word per slot (slot_count), bit c set = component c disabled.
+  std::uint64_t disabled_count() const noexcept;
+  std::span<const std::uint64_t> disabled_bits() const noexcept;
+  // Change-tracked component ids, ascending; tracked index i of a component = its position.
+  std::span<const std::uint8_t> tracked_components() const noexcept;
+  // Tick at which tracked component i was added to / last written on the entity in `slot`
+  // (meaningful only while that entity holds the component).
+  std::uint64_t added_tick(std::uint32_t slot, std::uint32_t tracked_index) const noexcept;
+  std::uint64_t changed_tick(std::uint32_t slot, std::uint32_t tracked_index) const noexcept;
+
  private:
   detail::StorageImage image_;
 };

@@ -18,6 +18,7 @@
 #include <lockstep/type_key.h>
 #include <lockstep/world_config.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,9 @@ namespace lockstep {
 namespace detail {
 template <class...>
 struct TypeList {};
+struct QueryAccess;  // the query layer's window into World (cached_query.h)
+// A fresh process-wide value per call: identifies one layout of one world for query caches.
+std::uint64_t next_layout_epoch() noexcept;
 }  // namespace detail
 
 class World {
@@ -119,6 +123,51 @@ class World {
   // order). Archetypes, component registrations, resources and the tick are kept.
   Status clear() noexcept;
 
+  // ---- enable bits (docs/kernel.md, "Enable bits") -------------------------------------
+  // Switches component T of e off or on without a structural move. Queries skip an entity
+  // whose required component is disabled (optional fetches hand out null) unless they ask
+  // for it with term::disabled<T>. Only component ids < 64 have enable bits. A component
+  // (re)added by a structural change starts enabled; the bits are state (hashed, saved).
+  template <class T>
+  Status setEnabled(Entity e, bool enabled) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "setEnabled: component type not registered"};
+    return set_enabled(e, static_cast<std::uint32_t>(id), enabled);
+  }
+  // False when e is not alive, lacks T, or T is disabled for it.
+  template <class T>
+  bool isEnabled(Entity e) const noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    return id >= 0 && is_enabled(e, static_cast<std::uint32_t>(id));
+  }
+  Status set_enabled(Entity e, std::uint32_t component_id, bool enabled) noexcept;
+  bool is_enabled(Entity e, std::uint32_t component_id) const noexcept;
+  // Number of (entity, component) pairs currently disabled.
+  std::uint64_t disabledCount() const noexcept { return disabled_total_; }
+
+  // ---- change ticks (docs/kernel.md, "Change detection") -------------------------------
+  // Starts tracking when T is added to an entity and when it is last written (Write
+  // hand-outs of each()/queries, getMutable, addComponent, command-buffer adds), stamping
+  // the current tick(). At most WorldConfig::max_tracked_components per world. Rows that
+  // already hold T are stamped with the current tick. The ticks are state.
+  template <class T>
+  Status trackChanges() noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "trackChanges: component type not registered"};
+    return track_changes(static_cast<std::uint32_t>(id));
+  }
+  Status track_changes(std::uint32_t component_id) noexcept;
+  bool tracksChanges(std::uint32_t component_id) const noexcept {
+    return component_id < 256 && track_of_[component_id] != kUntracked;
+  }
+  // The ticks T was added and last written on e; false when e lacks T or T is untracked.
+  template <class T>
+  bool changeTicks(Entity e, std::uint64_t& added, std::uint64_t& changed) const noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    return id >= 0 && change_ticks(e, static_cast<std::uint32_t>(id), added, changed);
+  }
+  bool change_ticks(Entity e, std::uint32_t component_id, std::uint64_t& added, std::uint64_t& changed) const noexcept;
+
   // ---- resources -----------------------------------------------------------------------
   template <class T>
   T* resource() noexcept {
@@ -181,9 +230,11 @@ class World {
   Status checkInvariants() const noexcept;
 
   struct FlushScratch;  // internal working memory of flush (kernel/src/world_scratch.h)
+  static constexpr std::uint8_t kUntracked = 0xFF;
 
  private:
   friend class Snapshot;
+  friend struct detail::QueryAccess;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;
@@ -215,6 +266,9 @@ class World {
   template <class... Ts, class... Tags, class Fn>
   void each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
                  const std::uint32_t* ids, Fn& fn);
+  template <class... Ts, class... Tags, class Fn>
+  void each_rows_checked(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
+                         const std::uint32_t* ids, std::uint64_t skip, bool marks, Fn& fn);
 
   // Storage plumbing (world.cpp).
   std::int32_t find_archetype(const detail::IdSet256& mask) const noexcept;
@@ -232,12 +286,40 @@ class World {
   void debug_check() const noexcept;
   mutable std::uint64_t debug_checks_ = 0;
 
+  // Row state (world_row_state.cpp): enable bits and change ticks.
+  std::size_t tick_index(std::uint32_t slot, std::uint32_t track) const noexcept {
+    return std::size_t{slot} * config_.max_tracked_components + track;
+  }
+  void mark_changed(std::uint32_t slot, std::uint32_t component_id) noexcept {
+    const std::uint8_t t = track_of_[component_id];
+    if (t != kUntracked) changed_ticks_[tick_index(slot, t)] = tick_;
+  }
+  void mark_added(std::uint32_t slot, std::uint32_t component_id) noexcept {
+    const std::uint8_t t = track_of_[component_id];
+    if (t != kUntracked) {
+      added_ticks_[tick_index(slot, t)] = tick_;
+      changed_ticks_[tick_index(slot, t)] = tick_;
+    }
+  }
+  // Keeps only the enable bits of components in `mask` (after a structural change).
+  void restrict_disabled(std::uint32_t slot, const detail::IdSet256& mask) noexcept {
+    const std::uint64_t old = disabled_[slot];
+    if (old == 0) return;
+    const std::uint64_t kept = old & mask.words[0];
+    disabled_total_ -= static_cast<std::uint64_t>(std::popcount(old) - std::popcount(kept));
+    disabled_[slot] = kept;
+    if (kept == 0) --disabled_blocks_[slot >> 6];
+  }
+
   WorldConfig config_;
   GuardPolicy policy_;
   EventSink* sink_;
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
   std::uint64_t tick_ = 0;
+  // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
+  // registry grew, so cached queries know to rebuild instead of extending their match set.
+  std::uint64_t layout_epoch_ = detail::next_layout_epoch();
 
   // Entity table (SoA, indexed by slot).
   std::unique_ptr<std::uint32_t[]> generations_;
@@ -271,6 +353,22 @@ class World {
 
   std::unique_ptr<CommandBuffer> commands_;
   std::unique_ptr<FlushScratch> scratch_;
+
+  // Enable bits: per slot, bit c = component c disabled. Invariant: a subset of the slot's
+  // archetype mask, 0 for free slots; disabled_total_ = Σ popcount.
+  std::unique_ptr<std::uint64_t[]> disabled_;
+  std::uint64_t disabled_total_ = 0;
+  // Per 64 slots, how many have a non-zero word: lets queries run their unchecked loop over
+  // rows whose slots all lie in clean blocks (not state; derived from disabled_).
+  std::unique_ptr<std::uint8_t[]> disabled_blocks_;
+  // Change ticks: per slot and tracked index, added and changed. Only rows holding the
+  // component carry meaning (and are hashed/saved); stale pairs of removed components are
+  // overwritten when the component is added again.
+  std::unique_ptr<std::uint64_t[]> added_ticks_;    // [slot * max_tracked + tracked index]
+  std::unique_ptr<std::uint64_t[]> changed_ticks_;  // same indexing; apart so writes stream
+  std::uint8_t track_of_[256];  // component id -> tracked index, or kUntracked
+  std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
+  std::uint32_t tracked_count_ = 0;
 };
 
 // ---- each ------------------------------------------------------------------------------
@@ -303,6 +401,35 @@ void World::each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const 
     // Column addresses are re-read every row: a legal structural change made by fn in
     // another archetype may have compacted the arena (see Archetype::column_ptr).
     const std::uint32_t slot = a.slots_ptr[r];
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      fn(Entity{slot, generations_[slot]},
+         static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
+    }(std::index_sequence_for<Ts...>{});
+  }
+}
+
+template <class... Ts, class... Tags, class Fn>
+void World::each_rows_checked(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
+                              const std::uint32_t* ids, std::uint64_t skip, bool marks, Fn& fn) {
+  constexpr std::size_t N = sizeof...(Ts);
+  constexpr bool is_read[N] = {std::is_same_v<Tags, Read>...};
+  const std::uint32_t rows = a.rows;
+  std::uint32_t columns[N];
+  for (std::size_t k = 0; k < N; ++k) columns[k] = a.column_of[ids[k]];
+  // Everything the row loop needs, in locals: a write through a component reference (an
+  // int64 may alias a uint64 member) would otherwise force reloads of the world's fields.
+  const std::uint64_t* const disabled = skip != 0 ? disabled_.get() : nullptr;
+  std::uint64_t* const changed = marks ? changed_ticks_.get() : nullptr;
+  const std::size_t stride = config_.max_tracked_components;
+  const std::uint64_t now = tick_;
+  std::uint32_t tracks[N];
+  std::uint32_t track_count = 0;
+  for (std::size_t k = 0; k < N; ++k)
+    if (marks && !is_read[k] && track_of_[ids[k]] != kUntracked) tracks[track_count++] = track_of_[ids[k]];
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint32_t slot = a.slots_ptr[r];
+    if (disabled != nullptr && (disabled[slot] & skip) != 0) continue;
+    for (std::uint32_t t = 0; t < track_count; ++t) changed[slot * stride + tracks[t]] = now;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       fn(Entity{slot, generations_[slot]},
          static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
@@ -345,9 +472,22 @@ Status World::each(Fn&& fn, Tags...) {
         guard.matched_archetypes.insert(a);
       }
     }
+    // Enable bits and change ticks cost nothing unless some bit is set / a Write-listed
+    // component is tracked: then the checked loop runs instead.
+    std::uint64_t skip = 0;
+    bool marks = false;
+    for (std::size_t k = 0; k < N; ++k) {
+      if (ids[k] < WorldConfig::kEnableBitComponents) skip |= std::uint64_t{1} << ids[k];
+      if (!is_read[k] && track_of_[ids[k]] != kUntracked) marks = true;
+    }
+    if (disabled_total_ == 0) skip = 0;
     detail::GuardScope scope(guard_, guard);
     for (std::uint32_t m = 0; m < matched_count; ++m) {
-      each_rows(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, archetypes_[matched[m]], ids, fn);
+      if (skip == 0 && !marks)
+        each_rows(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, archetypes_[matched[m]], ids, fn);
+      else
+        each_rows_checked(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, archetypes_[matched[m]], ids, skip,
+                          marks, fn);
     }
     return Status::Ok();
   }

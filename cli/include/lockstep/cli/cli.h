@@ -2,7 +2,7 @@
 // lockstep::cli — every `lockstep` subcommand as a library, so a game builds its own tool
 // (docs/cli.md, "Your own tool"). A tool registers its sims (replay::register_sim) and
 // calls lockstep::cli::main; the stock `lockstep` binary is built exactly this way from the
-// fixtures (cli/tool/main.cpp).
+// fixtures (lockstep_add_tool in cli/CMakeLists.txt; docs/embedding.md).
 #include <cstddef>
 #include <span>
 #include <string_view>

@@ -7,6 +7,7 @@
 //   archetypes    = XXH3(archetype structure: component sets, row slot ids)
 //   components[c] = XXH3(for each archetype holding c, id ascending: id, rows, c's column)
 //   resources     = XXH3(every resource's canonical bytes)
+//   resource_parts[r] = XXH3(u32 r, u32 size, resource r's canonical bytes)  (not in total)
 //   total         = XXH3(tag, tick, entities, archetypes, resources, every components[c])
 //
 // All bytes are little-endian, independent of host byte order, pointer width and compiler.
@@ -25,6 +26,7 @@ class World;
 
 struct StateHash {
   static constexpr std::uint32_t kMaxComponents = 256;
+  static constexpr std::uint32_t kMaxResources = 64;
 
   std::uint64_t total = 0;
   std::uint64_t tick = 0;        // the hashed world's tick (also folded into total)
@@ -34,6 +36,11 @@ struct StateHash {
   std::uint32_t component_count = 0;
   // components[c] for registered component id c < component_count; the rest stay 0.
   std::array<std::uint64_t, kMaxComponents> components{};
+  // Per-resource sub-hashes for desync localisation (which resource differs). They are NOT
+  // folded into `total` (nor into traces or replay files): `resources` covers all resources
+  // and keeps every recorded hash valid. resource_parts[r] for r < resource_count.
+  std::uint32_t resource_count = 0;
+  std::array<std::uint64_t, kMaxResources> resource_parts{};
 
   std::span<const std::uint64_t> component_hashes() const noexcept {
     return {components.data(), component_count};
@@ -79,13 +86,16 @@ struct HashDiff {
   std::uint32_t parts = 0;  // HashPart flags
   std::uint32_t component_count = 0;
   std::array<std::uint8_t, StateHash::kMaxComponents> components{};  // ids whose sub-hash differs, ascending
+  std::uint32_t resource_count = 0;
+  std::array<std::uint8_t, StateHash::kMaxResources> resources{};  // resource ids whose sub-hash differs
   bool empty() const noexcept { return parts == 0 && component_count == 0; }
 };
 
 // Allocation-free comparison of two hashes.
 HashDiff diff_hashes(const StateHash& a, const StateHash& b) noexcept;
 
-// Human-readable desync summary, e.g. "tick 120: total differs; components: Pos, Health".
+// Human-readable desync summary, e.g. "tick 120: total differs; components: Pos, Health" —
+// and "; resources: Economy" when per-resource sub-hashes name the resources.
 // Component names come from `schema` (a view of either side's world); ids beyond it are
 // printed as "#id". Not allocation-free (reports only).
 std::string describe_hash_diff(const StateHash& a, const StateHash& b, const StorageView& schema);

@@ -59,6 +59,16 @@ struct StorageImage {
   std::uint32_t resource_count = 0;
   const TypeInfo* resources = nullptr;
   const std::byte* resource_data = nullptr;
+  // Row state. disabled: slot_count words (bit c = component c disabled), meaningful only
+  // when disabled_total != 0. added/changed ticks: [slot * tick_stride + i] for component
+  // tracked_ids[i].
+  const std::uint64_t* disabled = nullptr;
+  std::uint64_t disabled_total = 0;
+  const std::uint64_t* added_ticks = nullptr;
+  const std::uint64_t* changed_ticks = nullptr;
+  std::uint32_t tick_stride = 0;
+  std::uint32_t tracked_count = 0;
+  const std::uint8_t* tracked_ids = nullptr;
 };
 
 }  // namespace lockstep::detail

@@ -41,7 +41,10 @@ class Runner {
   std::uint64_t tick() const noexcept { return world_->tick(); }
 
   // One full tick including the state hash. `inputs` must be frame_bytes() long
-  // (InvalidArgument otherwise, nothing changed). A failing flush is returned as is.
+  // (InvalidArgument otherwise, nothing changed). A failing flush is returned as is. A
+  // fallible system (SystemFn) returning an error stops the tick before the flush: the
+  // returned Status has its code and the message "system '<name>' failed at tick <t>: <msg>"
+  // (valid until the next failure of this runner).
   Status step(std::span<const std::byte> inputs) noexcept;
   // The tick without the hash (benchmarks time hashing separately); hash() is stale until
   // rehash().
@@ -66,6 +69,7 @@ class Runner {
   std::uint32_t frame_bytes_ = 0;
   Status status_;
   StateHash hash_{};
+  char failure_[256] = {};
 };
 
 }  // namespace lockstep::replay

@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 namespace lockstep::replay {
 
@@ -35,13 +36,49 @@ struct SimConfig {
   friend bool operator==(const SimConfig&, const SimConfig&) = default;
 };
 
+// What running a system returned. Deliberately not [[nodiscard]] (Status is): callers that
+// predate fallible systems may ignore it; Runner checks it.
+struct SystemResult {
+  Status status;
+};
+
+// A system's function: `void f(World&)`, or `Status f(World&)` for a system that can fail —
+// a non-ok Status stops the tick: Runner::step returns it, naming the system and the tick.
+class SystemFn {
+ public:
+  constexpr SystemFn() noexcept = default;
+  constexpr SystemFn(std::nullptr_t) noexcept {}
+  constexpr SystemFn(void (*f)(World&)) noexcept : plain_(f) {}
+  constexpr SystemFn(Status (*f)(World&)) noexcept : checked_(f) {}
+  // Captureless lambdas of either shape.
+  template <class F>
+    requires(std::is_convertible_v<F, void (*)(World&)>)
+  constexpr SystemFn(F f) noexcept : plain_(static_cast<void (*)(World&)>(f)) {}
+  template <class F>
+    requires(std::is_convertible_v<F, Status (*)(World&)>)
+  constexpr SystemFn(F f) noexcept : checked_(static_cast<Status (*)(World&)>(f)) {}
+  constexpr bool fallible() const noexcept { return checked_ != nullptr; }
+  friend constexpr bool operator==(const SystemFn& f, std::nullptr_t) noexcept {
+    return f.plain_ == nullptr && f.checked_ == nullptr;
+  }
+  SystemResult operator()(World& world) const {
+    if (checked_ != nullptr) return {checked_(world)};
+    if (plain_ != nullptr) plain_(world);
+    return {Status::Ok()};
+  }
+
+ private:
+  void (*plain_)(World&) = nullptr;
+  Status (*checked_)(World&) = nullptr;
+};
+
 // A system: a named step of the tick with its declared component access. The declaration
 // is checked for registration at setup and shown by `lockstep info`; systems touch the
 // world only through World's guarded API.
 struct System {
   static constexpr std::uint32_t kMaxAccess = 16;
   const char* name = "";
-  void (*run)(World& world) = nullptr;
+  SystemFn run;
   const char* reads[kMaxAccess] = {};   // component/resource type names, null-terminated list
   const char* writes[kMaxAccess] = {};
 };

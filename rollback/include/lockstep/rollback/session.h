@@ -77,13 +77,45 @@ struct SessionConfig {
   // ticks, resimulate and compare the hashes with the first simulation (Desync on mismatch).
   std::uint32_t sync_test_distance = 0;
 
+  // ---- life cycle (docs/rollback.md, "Life cycle"); times are those passed to set_time() ----
+  // Handshake round trips with every peer before tick 0 (GGPO uses 5). 0: none, the session
+  // runs at once (in-process networks that are up from the start).
+  std::uint32_t sync_roundtrips = 0;
+  // This process's random id for the match. Peers learn it in the handshake; a message with
+  // another one (a restarted process) is dropped and answered with a rejection, so a restart
+  // is a clear error on the restarted side, never a silent desync. 0 is allowed but weak.
+  std::uint32_t incarnation = 0;
+  std::uint64_t sync_timeout_us = 0;             // handshake not done by then: status error (0: never)
+  std::uint64_t disconnect_notify_start_us = 0;  // silence before NetworkInterrupted (0: never)
+  std::uint64_t disconnect_timeout_us = 0;       // silence before Disconnected (0: never)
+
+  // ---- time sync (docs/rollback.md, "Time sync") ----
+  // Recommend a wait (WaitRecommendation) when this peer is estimated more than this many
+  // frames ahead of a peer. 0: off.
+  std::uint32_t max_frame_advantage = 0;
+  std::uint32_t time_sync_samples = 16;   // advantage samples averaged per estimate
+  std::uint32_t time_sync_interval = 32;  // frames between two recommendations
+
   // Player p owned by peer p (p < players); peers beyond the players are spectators.
   static SessionConfig one_player_per_peer(std::uint32_t peers, std::uint32_t players, std::uint32_t local_peer);
   // Every player local, no peers (sync tests, single-player rollback).
   static SessionConfig local_only(std::uint32_t players);
 };
 
-enum class SessionEventKind : std::uint8_t { Rollback = 1, Stall = 2, Desync = 3 };
+// Desync is GGPO/GGRS's "desync detected". The life-cycle events carry `peer`.
+enum class SessionEventKind : std::uint8_t {
+  Rollback = 1,
+  Stall = 2,
+  Desync = 3,
+  Synchronizing = 4,       // handshake progress with `peer`: count of total round trips done
+  Synchronized = 5,        // handshake with `peer` done
+  Running = 6,             // every peer synchronized: tick 0 may be simulated
+  NetworkInterrupted = 7,  // nothing heard from `peer` for notify-start; timeout_us left
+  NetworkResumed = 8,      // `peer` was heard again
+  Disconnected = 9,        // `peer` timed out (or another peer said so): its players will be dropped
+  DisconnectAgreed = 10,   // `player` of `peer` uses the default input from `tick` on, on every peer
+  WaitRecommendation = 11, // this peer runs `frames` ahead of `peer`: skip that many frames
+};
 enum class StallReason : std::uint8_t {
   None = 0,
   PredictionWindow = 1,  // max_prediction ticks are already predicted
@@ -102,6 +134,10 @@ struct SessionEvent {
   std::uint64_t local_total = 0;   // Desync: our hash (sync test: the first simulation)
   std::uint64_t remote_total = 0;  // Desync: theirs (sync test: the resimulation)
   HashDiff diff{};                 // Desync: which parts and components differ
+  std::uint32_t count = 0, total = 0;  // Synchronizing: round trips done / needed
+  std::uint32_t frames = 0;            // WaitRecommendation
+  std::uint32_t player = 0;            // DisconnectAgreed
+  std::uint64_t timeout_us = 0;        // NetworkInterrupted: time left before Disconnected
 };
 
 struct SessionStats {
@@ -122,6 +158,23 @@ struct SessionStats {
   std::uint64_t malformed = 0;          // messages dropped by validation
   std::uint64_t input_conflicts = 0;    // a known input arrived again with other bytes (ignored)
   std::uint64_t events_dropped = 0;     // events lost because the queue was full
+  std::uint64_t stale = 0;              // messages of another incarnation (a restarted peer)
+  std::uint64_t from_disconnected = 0;  // messages of a peer already declared disconnected
+  std::uint64_t sync_rejections_sent = 0;
+  std::uint64_t relayed_inputs = 0;     // a disconnected peer's inputs forwarded to the others
+  std::uint64_t wait_recommendations = 0;
+};
+
+enum class PeerState : std::uint8_t { Local = 0, Synchronizing = 1, Running = 2, Interrupted = 3, Disconnected = 4 };
+
+struct PeerStatus {
+  PeerState state = PeerState::Local;
+  std::uint32_t sync_done = 0;        // handshake round trips completed
+  std::uint32_t rtt_us = 0;           // smoothed round-trip time (0 until measured)
+  std::int32_t frame_advantage = 0;   // last estimate: frames this peer is ahead of that one
+  std::uint64_t remote_tick = 0;      // highest tick that peer reported
+  std::uint64_t last_heard_us = 0;
+  std::uint64_t disconnect_tick = ~std::uint64_t{0};  // agreed tick its players were dropped from
 };
 
 // Receives every confirmed frame, in tick order, exactly once.
@@ -199,6 +252,19 @@ class RollbackSession {
   // The same without simulating a new tick (idle frames, end of match).
   Status poll() noexcept;
   bool poll_event(SessionEvent& out) noexcept;
+  // The clock for handshake timeouts, disconnect detection and ping (µs, never going back):
+  // a game passes its steady clock once per frame, tests a simulated one. Without it the
+  // clock stays at 0 and nothing times out.
+  void set_time(std::uint64_t now_us) noexcept;
+
+  // ---- life cycle -----------------------------------------------------------------------
+  bool running() const noexcept;  // the handshake is done (always, with sync_roundtrips = 0)
+  PeerStatus peer_status(std::uint32_t peer) const noexcept;
+  // Largest frame-advantage estimate over the connected peers (time sync).
+  std::int32_t frame_advantage() const noexcept;
+  // True when every connected peer has acknowledged this peer's inputs below `tick` (a peer
+  // may leave a finished match then without leaving the others waiting).
+  bool inputs_acknowledged(std::uint64_t tick) const noexcept;
 
   // ---- state ----------------------------------------------------------------------------
   std::uint64_t current_tick() const noexcept;

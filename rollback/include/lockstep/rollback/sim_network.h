@@ -40,6 +40,9 @@ struct SimNetworkConfig {
   NetworkConditions conditions{};
   std::uint64_t seed = 1;
   std::uint32_t capacity = 8192;  // messages in flight, all peers
+  // Asymmetric links: extra one-way delay of messages from peer `from` to peer `to`
+  // (extra_latency_us[from][to], peers < 16), added to conditions.latency_us.
+  std::uint32_t extra_latency_us[16][16] = {};
 };
 
 struct SimNetworkStats {
@@ -82,7 +85,7 @@ class SimNetwork {
   };
   bool send_from(std::uint32_t from, std::uint32_t to, std::span<const std::byte> message) noexcept;
   std::uint32_t receive_at(std::uint32_t to, std::uint32_t& from, std::span<std::byte, kMaxMessageBytes> out) noexcept;
-  std::uint64_t draw_delay() noexcept;
+  std::uint64_t draw_delay(std::uint32_t from, std::uint32_t to) noexcept;
   void enqueue(std::uint32_t from, std::uint32_t to, std::span<const std::byte> message, std::uint64_t delay) noexcept;
 
   SimNetworkConfig config_;

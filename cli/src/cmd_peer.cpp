@@ -1,0 +1,437 @@
+// lockstep peer — one peer of a rollback match over real UDP (docs/rollback.md, "CLI").
+//   lockstep peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --ticks 1800 --record p0.replay
+// Every process is given the addresses of all peers in peer-id order (its own entry is its
+// bind address); peer p owns player p, peers beyond the player count spectate. A bot plays
+// every local player. The frame loop runs at --tick-hz on the steady clock, follows the
+// session's wait recommendations (time sync) and records the confirmed history as a replay.
+// Floats here are display only.
+#include "common.h"
+
+#include <lockstep/rollback/lossy_transport.h>
+#include <lockstep/rollback/session.h>
+#include <lockstep/rollback/udp_transport.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+namespace lockstep::cli {
+
+namespace {
+struct PeerArgs {
+  std::string sim;
+  std::uint32_t id = 0;
+  std::vector<std::string> peers;
+  std::string bind;  // default: peers[id]
+  std::string rendezvous;  // directory where the peers publish the addresses they bound
+  std::uint32_t count = 0;
+  std::uint32_t players = 0;
+  std::uint32_t units = 0;
+  std::uint64_t seed = 1;
+  std::uint64_t bot = 0;
+  bool bot_given = false;
+  std::uint64_t ticks = 1800;
+  std::uint32_t tick_hz = 60;
+  std::uint32_t input_delay = 2;
+  std::uint32_t max_prediction = 8;
+  std::uint32_t hash_interval = 16;
+  std::uint32_t session_id = 1;
+  std::uint32_t sync_roundtrips = 5;
+  double sync_timeout_s = 10;
+  double notify_ms = 250;
+  double disconnect_ms = 1500;
+  std::uint32_t max_frame_advantage = 3;
+  double latency_ms = 0, jitter_ms = 0, loss = 0;
+  std::uint64_t net_seed = 0;
+  double max_seconds = 120;
+  double linger_ms = 300;
+  std::string record;
+  bool status = false;
+  bool json = false;
+  bool allow_remote = false;
+  // lockstep spectate: a peer without players that simulates confirmed ticks only.
+  bool spectator = false;
+  std::uint32_t delay_frames = 0;     // stay this many ticks behind the players
+  std::uint32_t catchup_speed = 4;    // ticks per frame when further behind than delay + 2·catchup
+};
+
+using Clock = std::chrono::steady_clock;
+
+const char* state_name(rollback::PeerState s) {
+  switch (s) {
+    case rollback::PeerState::Local: return "local";
+    case rollback::PeerState::Synchronizing: return "syncing";
+    case rollback::PeerState::Running: return "running";
+    case rollback::PeerState::Interrupted: return "interrupted";
+    case rollback::PeerState::Disconnected: return "disconnected";
+  }
+  return "?";
+}
+
+int peer_cmd(const PeerArgs& a) {
+  const replay::Sim* sim = replay::find_sim(a.sim);
+  if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
+  std::vector<std::string> addresses = a.peers;
+  if (!a.rendezvous.empty()) {
+    if (!addresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous replaces --peers (use --count)");
+    addresses.assign(a.count, std::string());
+  }
+  const auto peers = static_cast<std::uint32_t>(addresses.size());
+  if (peers < 2 || peers > rollback::kMaxSessionPeers)
+    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
+  if (a.id >= peers) return report_error(a.json, kExitBadInput, "--id must be < the number of --peers");
+  auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
+  if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
+    return report_error(a.json, kExitBadInput, "times out of range");
+  if (!(a.loss >= 0.0 && a.loss < 1.0)) return report_error(a.json, kExitBadInput, "--loss must be in 0..1 (exclusive)");
+
+  replay::SimConfig config;
+  config.units = a.units;
+  config.seed = a.seed;
+  config.players = a.players != 0 ? a.players : std::min<std::uint32_t>(peers, 2);
+  if (a.players == 0) {
+    for (std::uint32_t p = peers; p >= 1; --p) {
+      replay::SimConfig c = config;
+      c.players = p;
+      if (sim->check_config(c).ok()) {
+        config.players = p;
+        break;
+      }
+    }
+  }
+  if (config.players > peers) return report_error(a.json, kExitBadInput, "--players must be <= the number of peers");
+  if (a.spectator && a.id < config.players)
+    return report_error(a.json, kExitBadInput, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.spectator && a.id >= config.players)
+    return report_error(a.json, kExitBadInput, "--id owns no player: use 'lockstep spectate' for a spectator");
+  replay::Runner runner(*sim, config);
+  if (!runner.status().ok())
+    return report_error(a.json, kExitBadInput, std::string("cannot build the world: ") + runner.status().message());
+
+  rollback::UdpTransportConfig uc;
+  uc.bind = !a.bind.empty() ? a.bind : !addresses[a.id].empty() ? addresses[a.id] : "127.0.0.1:0";
+  uc.local_peer = a.id;
+  uc.session_id = a.session_id;
+  uc.peers = addresses;
+  uc.loopback_only = !a.allow_remote;
+  rollback::UdpTransport udp;
+  if (!udp.open(uc)) return report_error(a.json, kExitBadInput, udp.error());
+  if (!a.rendezvous.empty()) {
+    // Publish the bound address (write + rename: readers never see half a file), then wait
+    // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
+    const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
+    {
+      std::FILE* f = std::fopen((mine + ".tmp").c_str(), "w");
+      if (f == nullptr) return report_error(a.json, kExitBadInput, "cannot write " + mine + ".tmp");
+      std::fprintf(f, "%s\n", udp.local_address().c_str());
+      std::fclose(f);
+      if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0)
+        return report_error(a.json, kExitBadInput, "cannot rename to " + mine);
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
+    for (std::uint32_t q = 0; q < peers; ++q) {
+      if (q == a.id) continue;
+      const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
+      char line[128] = {};
+      for (;;) {
+        if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+          const bool got = std::fgets(line, sizeof line, f) != nullptr;
+          std::fclose(f);
+          if (got) break;
+        }
+        if (Clock::now() > deadline)
+          return report_error(a.json, kExitBadInput, "rendezvous: " + path + " did not appear within the sync timeout");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::string addr(line);
+      while (!addr.empty() && (addr.back() == '\n' || addr.back() == '\r')) addr.pop_back();
+      if (!udp.set_peer_address(q, addr)) return report_error(a.json, kExitBadInput, udp.error());
+    }
+  }
+
+  rollback::LossyConfig lc;
+  lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
+  lc.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
+  lc.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
+  lc.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
+  const bool lossy = lc.latency_us != 0 || lc.jitter_us != 0 || lc.loss_ppm != 0;
+  rollback::LossyTransport wrapped(udp, lc);
+  rollback::Transport& transport = lossy ? static_cast<rollback::Transport&>(wrapped) : udp;
+
+  rollback::SessionConfig sc = rollback::SessionConfig::one_player_per_peer(peers, config.players, a.id);
+  sc.input_delay = a.input_delay;
+  sc.max_prediction = a.spectator ? 0 : a.max_prediction;  // a spectator never predicts
+  sc.hash_interval = a.hash_interval;
+  sc.session_id = a.session_id;
+  sc.sync_roundtrips = a.sync_roundtrips;
+  sc.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
+  sc.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
+  sc.disconnect_notify_start_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
+  sc.disconnect_timeout_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
+  sc.max_frame_advantage = a.max_frame_advantage;
+  rollback::RollbackSession session(runner, sc, &transport);
+  if (!session.status().ok())
+    return report_error(a.json, kExitBadInput, std::string("cannot start the session: ") + session.status().message());
+
+  replay::ReplayRecorder recorder;
+  std::unique_ptr<rollback::RecorderSink> sink;
+  if (!a.record.empty()) {
+    const replay::ReplayHeader header = replay::make_header(
+        *sim, config, runner.world().storage(), replay::kReplayHasHashes | replay::kReplayHasComponentHashes);
+    replay::ReplayStatus st = recorder.open(a.record, header);
+    if (st.ok()) st = recorder.initial(runner.hash());
+    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+    sink = std::make_unique<rollback::RecorderSink>(recorder);
+    session.set_confirmed_sink(sink.get());
+  }
+
+  std::vector<std::unique_ptr<replay::Bot>> bots(config.players);
+  const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
+  for (std::uint32_t p = 0; p < config.players; ++p)
+    if (session.is_local(p)) bots[p] = sim->make_bot(config, bot_seed, p);
+  std::vector<std::byte> buf(sim->input_type().size);
+
+  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz%s\n", a.id, peers,
+               a.sim.c_str(), udp.local_address().c_str(), config.players, static_cast<unsigned long long>(a.ticks),
+               a.tick_hz, lossy ? " (lossy link emulation on outgoing packets)" : "");
+
+  const auto t0 = Clock::now();
+  const auto period = std::chrono::nanoseconds(1000000000LL / a.tick_hz);
+  auto next = t0;
+  auto last_status = t0;
+  std::uint64_t skip = 0, frames = 0, waited_frames = 0;
+  std::uint64_t rollbacks_window = 0, last_rollbacks = 0;
+  std::int32_t max_adv_seen = 0;
+  std::uint64_t disconnects = 0, desyncs = 0;
+  std::string first_desync;
+  std::vector<std::string> notes;
+  double done_at = -1;
+  bool timed_out = false;
+  int exit_code = kExitOk;
+  std::string failure;
+  for (;;) {
+    const auto wall = Clock::now();
+    const double elapsed = std::chrono::duration<double>(wall - t0).count();
+    const auto now_us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall - t0).count());
+    if (elapsed > a.max_seconds) {
+      timed_out = true;
+      break;
+    }
+    if (lossy) wrapped.pump(now_us);
+    session.set_time(now_us);
+    Status st;
+    if (a.spectator && session.running()) {
+      // Follow the players `delay_frames` behind the furthest of them; catch up faster when
+      // further behind. Only confirmed ticks are simulated (max_prediction 0).
+      std::uint64_t lead = 0;
+      for (std::uint32_t q = 0; q < config.players; ++q) lead = std::max(lead, session.peer_status(q).remote_tick);
+      // Once the players reached the end, everything is confirmed: play it out.
+      const std::uint64_t target =
+          lead >= a.ticks ? a.ticks : lead > a.delay_frames ? lead - a.delay_frames : 0;
+      const std::uint64_t behind = target > session.current_tick() ? target - session.current_tick() : 0;
+      const std::uint32_t steps = behind > std::uint64_t{2} * a.catchup_speed ? a.catchup_speed : 1;
+      bool advanced = true;
+      for (std::uint32_t k = 0; k < steps && st.ok() && advanced && session.current_tick() < target; ++k)
+        st = session.advance(&advanced);
+      if (st.ok() && (!advanced || session.current_tick() >= target)) st = session.poll();
+    } else if (session.running() && session.current_tick() < a.ticks && skip == 0) {
+      for (std::uint32_t p = 0; p < config.players && st.ok(); ++p) {
+        if (bots[p] == nullptr || !session.wants_local_input(p) || session.local_input_tick(p) >= a.ticks) continue;
+        bots[p]->generate(session.local_input_tick(p), runner.world(), buf);
+        st = session.add_local_input(p, buf);
+      }
+      if (st.ok()) st = session.advance();
+    } else {
+      if (skip > 0) {
+        --skip;
+        ++waited_frames;
+      }
+      st = session.poll();
+    }
+    ++frames;
+    rollback::SessionEvent e;
+    while (session.poll_event(e)) {
+      switch (e.kind) {
+        case rollback::SessionEventKind::WaitRecommendation: skip += e.frames; break;
+        case rollback::SessionEventKind::Rollback: break;
+        case rollback::SessionEventKind::Disconnected:
+          if (e.peer != a.id) ++disconnects;
+          notes.push_back("Disconnected peer " + std::to_string(e.peer) + " at tick " + std::to_string(e.tick));
+          std::fprintf(stderr, "lockstep peer %u: Disconnected: peer %u (tick %llu)\n", a.id, e.peer,
+                       static_cast<unsigned long long>(e.tick));
+          break;
+        case rollback::SessionEventKind::DisconnectAgreed:
+          notes.push_back("player " + std::to_string(e.player) + " uses the default input from tick " + std::to_string(e.tick));
+          std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) uses the default input from tick %llu on\n", a.id,
+                       e.player, e.peer, static_cast<unsigned long long>(e.tick));
+          break;
+        case rollback::SessionEventKind::NetworkInterrupted:
+          std::fprintf(stderr, "lockstep peer %u: NetworkInterrupted: peer %u (disconnect in %.0f ms)\n", a.id, e.peer,
+                       static_cast<double>(e.timeout_us) / 1000.0);
+          break;
+        case rollback::SessionEventKind::NetworkResumed:
+          std::fprintf(stderr, "lockstep peer %u: NetworkResumed: peer %u\n", a.id, e.peer);
+          break;
+        case rollback::SessionEventKind::Running:
+          std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a.id, elapsed);
+          break;
+        case rollback::SessionEventKind::Desync:
+          if (desyncs++ == 0)
+            first_desync = "tick " + std::to_string(e.tick) + " vs peer " + std::to_string(e.peer) + ": " + hex(e.local_total) +
+                           " != " + hex(e.remote_total);
+          break;
+        default: break;
+      }
+    }
+    if (!st.ok()) {
+      failure = st.message();
+      exit_code = st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError ? kExitBadInput : kExitMismatch;
+      break;
+    }
+    if (session.running()) max_adv_seen = std::max(max_adv_seen, session.frame_advantage());
+    const bool done = session.confirmed_tick() >= a.ticks && session.inputs_acknowledged(a.ticks);
+    if (done && done_at < 0) done_at = elapsed;
+    if (done_at >= 0 && (elapsed - done_at) * 1000 >= a.linger_ms) break;  // answered late acks; leave
+    if (a.status && std::chrono::duration<double>(wall - last_status).count() >= 0.25) {
+      const double dt = std::chrono::duration<double>(wall - last_status).count();
+      rollbacks_window = session.stats().rollbacks - last_rollbacks;
+      last_rollbacks = session.stats().rollbacks;
+      last_status = wall;
+      std::string line;
+      for (std::uint32_t q = 0; q < peers; ++q) {
+        if (q == a.id) continue;
+        const rollback::PeerStatus ps = session.peer_status(q);
+        char b[96];
+        std::snprintf(b, sizeof b, " | p%u %s ping %.0f ms adv %+d", q, state_name(ps.state), ps.rtt_us / 1000.0,
+                      ps.frame_advantage);
+        line += b;
+      }
+      std::fprintf(stderr, "\r[peer %u] tick %llu confirmed %llu rollbacks/s %.0f%s   ", a.id,
+                   static_cast<unsigned long long>(session.current_tick()),
+                   static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(rollbacks_window) / dt,
+                   line.c_str());
+      if (!stderr_is_tty()) std::fprintf(stderr, "\n");
+    }
+    next += period;
+    const auto after = Clock::now();
+    if (next < after - period * 4) next = after;  // fell far behind (stalled): do not burst
+    std::this_thread::sleep_until(next);
+  }
+  if (a.status) std::fprintf(stderr, "\n");
+
+  std::string recorded;
+  if (sink != nullptr) {
+    replay::ReplayStatus rs = sink->status();
+    if (rs.ok()) rs = recorder.close();
+    if (!rs.ok()) return report_error(a.json, kExitBadInput, rs.message, &rs);
+    recorded = a.record;
+  }
+  const rollback::SessionStats& s = session.stats();
+  const bool finished = session.confirmed_tick() >= a.ticks;
+  if (exit_code == kExitOk && (timed_out || !finished || desyncs != 0)) exit_code = kExitMismatch;
+  if (timed_out && failure.empty())
+    failure = "the match did not finish within --max-seconds (confirmed " + std::to_string(session.confirmed_tick()) + " of " +
+              std::to_string(a.ticks) + " ticks)";
+  if (desyncs != 0) failure = "DESYNC: " + first_desync;
+  const rollback::UdpTransportStats& u = udp.stats();
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.id).field("peers", peers)
+        .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
+        .field("finished", finished).field("final_hash", hex(runner.hash().total)).field("frames", frames)
+        .field("waited_frames", waited_frames).field("wait_recommendations", s.wait_recommendations)
+        .field("max_frame_advantage_seen", static_cast<std::int64_t>(max_adv_seen)).field("rollbacks", s.rollbacks)
+        .field("max_rollback_depth", s.max_rollback_depth).field("stalls", s.stalls).field("hash_checks", s.hash_checks)
+        .field("desyncs", desyncs).field("disconnects", disconnects).field("relayed_inputs", s.relayed_inputs)
+        .field("malformed", s.malformed).field("stale", s.stale).field("udp_sent", u.sent).field("udp_received", u.received)
+        .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
+        .field("lossy_lost", wrapped.stats().lost);
+    for (std::uint32_t q = 0; q < peers; ++q)
+      if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0})
+        j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
+    if (!recorded.empty()) j.field("record", recorded);
+    if (!failure.empty()) j.field("error", failure);
+    j.end();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
+                "%llu frames waited (time sync), final hash %s\n",
+                a.id, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
+                static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
+                static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
+                static_cast<unsigned long long>(waited_frames), hex(runner.hash().total).c_str());
+    if (!recorded.empty()) std::printf("recorded the confirmed match to %s\n", recorded.c_str());
+  }
+  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, failure.c_str());
+  return exit_code;
+}
+}  // namespace
+
+namespace {
+void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
+  app->add_option("--sim", a->sim, "Sim name")->required();
+  app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p")->required();
+  app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
+  app->add_option("--rendezvous", a->rendezvous,
+                  "Instead of --peers: bind --bind (default 127.0.0.1:0), publish the bound address as DIR/peerID.addr "
+                  "and read the others' from there");
+  app->add_option("--count", a->count, "Number of peers (with --rendezvous)");
+  app->add_option("--bind", a->bind, "Local address to bind (default: this peer's entry of --peers)");
+  app->add_option("--players", a->players, "Players (default: as many as the sim accepts, up to the peers)");
+  app->add_option("--units", a->units, "Units, for sims that take it");
+  app->add_option("--seed", a->seed, "World seed (every peer must use the same)")->capture_default_str();
+  app->add_option("--bot", a->bot, "Bot seed (default: --seed)")->each([a](const std::string&) { a->bot_given = true; });
+  app->add_option("--ticks", a->ticks, "Ticks to play")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10000000}));
+  app->add_option("--tick-hz", a->tick_hz, "Frame rate of the loop")->capture_default_str()->check(CLI::Range(1u, 2000u));
+  app->add_option("--input-delay", a->input_delay, "Input delay (ticks; same on every peer)")->capture_default_str()->check(CLI::Range(0u, 64u));
+  app->add_option("--max-prediction", a->max_prediction, "Prediction window (ticks)")->capture_default_str()->check(CLI::Range(0u, 64u));
+  app->add_option("--hash-interval", a->hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
+  app->add_option("--session-id", a->session_id, "Match id: packets of other ids are dropped")->capture_default_str();
+  app->add_option("--sync-roundtrips", a->sync_roundtrips, "Handshake round trips before tick 0")->capture_default_str()->check(CLI::Range(1u, 100u));
+  app->add_option("--sync-timeout-s", a->sync_timeout_s, "Give up when the handshake takes longer")->capture_default_str();
+  app->add_option("--notify-ms", a->notify_ms, "Silence before NetworkInterrupted")->capture_default_str();
+  app->add_option("--disconnect-ms", a->disconnect_ms, "Silence before a peer is Disconnected")->capture_default_str();
+  app->add_option("--max-frame-advantage", a->max_frame_advantage, "Time sync: wait when this many frames ahead (0 = off)")->capture_default_str();
+  app->add_option("--latency-ms", a->latency_ms, "Emulated one-way latency added to outgoing packets")->capture_default_str();
+  app->add_option("--jitter-ms", a->jitter_ms, "Emulated jitter (uniform ±)")->capture_default_str();
+  app->add_option("--loss", a->loss, "Emulated loss of outgoing packets (0..1)")->capture_default_str();
+  app->add_option("--net-seed", a->net_seed, "Seed of the emulated link (default: from --seed and --id)");
+  app->add_option("--max-seconds", a->max_seconds, "Hard wall-clock limit (exit 1 when reached)")->capture_default_str();
+  app->add_option("--linger-ms", a->linger_ms, "Keep answering after the match is confirmed and acknowledged")->capture_default_str();
+  app->add_option("--record", a->record, "Record the confirmed match as a replay file");
+  app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");
+  app->add_flag("--allow-remote", a->allow_remote, "Allow addresses outside loopback");
+  app->add_flag("--json", a->json, "Machine-readable result on stdout");
+}
+}  // namespace
+
+Command add_spectate(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  a->spectator = true;
+  CLI::App* app = root.add_subcommand("spectate", "Watch a rollback match over UDP as a peer without players and record it");
+  add_common(app, a);
+  app->add_option("--delay-frames", a->delay_frames, "Stay this many ticks behind the players")->capture_default_str();
+  app->add_option("--catchup-speed", a->catchup_speed, "Ticks per frame when further behind")->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
+              "like to any peer, and nobody waits for its simulation. Example:\n"
+              "  lockstep spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
+              "Exit codes as for 'lockstep peer'.");
+  return {app, [a] { return peer_cmd(*a); }};
+}
+
+Command add_peer(CLI::App& root) {
+  auto a = std::make_shared<PeerArgs>();
+  CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
+  add_common(app, a);
+  app->footer("Example (two terminals):\n"
+              "  lockstep peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay --status\n"
+              "  lockstep peer --sim duel --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay --status\n"
+              "Exit codes: 0 the match was confirmed to the end (a disconnected peer's player uses the default\n"
+              "input); 1 desync, timeout or unfinished; 2 bad arguments, socket errors, rejected handshake.");
+  return {app, [a] { return peer_cmd(*a); }};
+}
+
+}  // namespace lockstep::cli

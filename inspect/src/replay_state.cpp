@@ -1,0 +1,61 @@
+// States of a recording at a tick (replay_state.h).
+#include <lockstep/inspect/replay_state.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace lockstep::inspect {
+
+namespace {
+FileStatus error(ErrorCode code, std::string_view name, const std::string& what, std::uint64_t offset = 0) {
+  FileStatus st;
+  st.code = code;
+  st.offset = offset;
+  st.message = std::string(name) + ": " + what;
+  return st;
+}
+}  // namespace
+
+FileStatus advance_to(replay::Runner& runner, const replay::Replay& r, std::uint64_t tick, std::string_view name) {
+  const std::uint64_t last = r.frame_count();
+  if (tick > last)
+    return error(ErrorCode::Mismatch, name, "tick " + std::to_string(tick) + ": expected a tick in 0.." + std::to_string(last) +
+                                                " (the recording's last tick)");
+  if (runner.tick() > tick)
+    return error(ErrorCode::InvalidArgument, name, "the runner is already past tick " + std::to_string(tick));
+  // The last checkpoint at or before `tick`, if it saves steps.
+  const replay::Checkpoint* best = nullptr;
+  for (const replay::Checkpoint& cp : r.checkpoints)
+    if (cp.tick <= tick && cp.tick > runner.tick()) best = &cp;
+  if (best != nullptr) {
+    Snapshot scratch(runner.world());
+    const FileStatus fs = load_snapshot_bytes(best->snapshot, runner.world(), scratch,
+                                              std::string(name) + " checkpoint at tick " + std::to_string(best->tick));
+    if (!fs.ok()) return fs;
+    (void)runner.rehash();
+  }
+  std::vector<std::byte> frame(r.header.frame_bytes());
+  const TypeDescriptor& input = runner.sim().input_type();
+  while (runner.tick() < tick) {
+    const auto f = r.frame(runner.tick());
+    std::copy(f.begin(), f.end(), frame.begin());
+    replay::Runner::canonical_to_host(input, frame);
+    const Status s = runner.step(frame);
+    if (!s.ok())
+      return error(s.code(), name, "tick " + std::to_string(runner.tick()) + ": the sim rejected the frame: " + s.message());
+  }
+  return FileStatus::Ok();
+}
+
+FileStatus state_at_tick(const replay::Sim& sim, const replay::Replay& r, std::uint64_t tick, State& out,
+                         std::string_view name) {
+  replay::Runner runner(sim, r.header.config);
+  if (!runner.status().ok())
+    return error(runner.status().code(), name, std::string("cannot build the sim: ") + runner.status().message());
+  FileStatus st = advance_to(runner, r, tick, name);
+  if (!st.ok()) return st;
+  out = capture(runner.world().storage());
+  return FileStatus::Ok();
+}
+
+}  // namespace lockstep::inspect

@@ -1,0 +1,125 @@
+// Per-system localisation (systems.h).
+#include <lockstep/inspect/systems.h>
+#include <lockstep/snapshot.h>
+#include <lockstep/world.h>
+
+#include <algorithm>
+
+namespace lockstep::inspect {
+
+std::uint32_t stage_count(const replay::Runner& runner) noexcept {
+  return static_cast<std::uint32_t>(runner.systems().systems().size()) + 2;
+}
+
+const char* stage_name(const replay::Runner& runner, std::uint32_t stage) noexcept {
+  const auto systems = runner.systems().systems();
+  if (stage == 0) return "inputs";
+  if (stage <= systems.size()) return systems[stage - 1].name;
+  return "flush";
+}
+
+bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
+                   const std::function<bool(std::uint32_t, const World&)>& after, Status* status) {
+  World& w = runner.world();
+  if (status != nullptr) *status = Status::Ok();
+  if (inputs.size() != runner.frame_bytes()) {
+    if (status != nullptr) *status = {ErrorCode::InvalidArgument, "step_by_stage: input frame has the wrong size"};
+    return false;
+  }
+  // The tick contract of replay/sim.h, stage by stage (Runner::advance runs the same).
+  runner.sim().apply_inputs(w, inputs);
+  std::uint32_t stage = 0;
+  if (!after(stage++, w)) return false;
+  for (const replay::System& s : runner.systems().systems()) {
+    s.run(w);
+    if (!after(stage++, w)) return false;
+  }
+  const Status flushed = w.flush();
+  if (!flushed.ok()) {
+    if (status != nullptr) *status = flushed;
+    return false;
+  }
+  w.advanceTick();
+  (void)runner.rehash();
+  return after(stage, w);
+}
+
+SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks, const FrameFn& frames,
+                                    const DiffOptions& options) {
+  SystemSyncResult r;
+  r.status = runner.status();
+  if (!r.status.ok()) return r;
+  World& w = runner.world();
+  const std::uint32_t stages = stage_count(runner);
+  Snapshot start(w);
+  std::vector<Snapshot> after_stage;
+  after_stage.reserve(stages);
+  for (std::uint32_t i = 0; i < stages; ++i) after_stage.emplace_back(w);
+  std::vector<StateHash> first(stages);
+  std::vector<std::byte> frame(runner.frame_bytes());
+  const std::uint64_t end = runner.tick() + ticks;
+  while (runner.tick() < end) {
+    const std::uint64_t t = runner.tick();
+    frames(t, w, frame);
+    w.save(start);
+    Status st;
+    const bool done1 = step_by_stage(runner, frame, [&](std::uint32_t k, const World& world) {
+      first[k] = hash_world(world);
+      world.save(after_stage[k]);
+      return true;
+    }, &st);
+    if (!done1) {
+      r.status = st;
+      return r;
+    }
+    const Status loaded = w.load(start);
+    if (!loaded.ok()) {
+      r.status = loaded;
+      return r;
+    }
+    std::uint32_t bad = stages;
+    StateHash again{};
+    const bool done2 = step_by_stage(runner, frame, [&](std::uint32_t k, const World& world) {
+      again = hash_world(world);
+      if (diff_hashes(first[k], again).empty()) return true;
+      bad = k;
+      return false;
+    }, &st);
+    if (bad < stages) {
+      r.ok = false;
+      r.tick = t;
+      r.stage = bad;
+      r.system = stage_name(runner, bad);
+      r.first_hash = first[bad];
+      r.again_hash = again;
+      r.first = capture(after_stage[bad].view());
+      r.again = capture(w.storage());
+      r.before = capture(start.view());
+      r.frame = frame;
+      replay::Runner::host_to_canonical(runner.sim().input_type(), r.frame);
+      r.diff = diff(r.first, r.again, options);
+      r.ticks = t + 1;
+      return r;
+    }
+    if (!done2) {
+      r.status = st;
+      return r;
+    }
+    r.ticks = runner.tick();
+  }
+  return r;
+}
+
+std::string describe(const SystemSyncResult& r) {
+  if (r.ok) return "no divergence in " + std::to_string(r.ticks) + " ticks";
+  std::string o = "tick " + std::to_string(r.tick) + ", system " + r.system;
+  if (const DiffEntry* e = r.diff.first()) {
+    o += ", " + e->where() + " " + e->a + " | " + e->b;
+    if (r.diff.total > 1) o += " (+" + std::to_string(r.diff.total - 1) + " more)";
+  } else {
+    o += ", hashes differ but no field does";
+  }
+  return o;
+}
+
+}  // namespace lockstep::inspect

@@ -1,0 +1,522 @@
+#pragma once
+// CachedQuery<Terms...>: a typed query object that keeps its matched-archetype set between
+// calls (docs/kernel.md, "Queries II").
+//
+//   CachedQuery<term::write<Pos>, term::read<Vel>, term::none<Dead>> move;   // a system member
+//   move.each(world, [](Entity e, Pos& p, const Vel& v) { ... });
+//
+// The match set is a 256-bit set of archetype ids plus the number of archetypes already
+// examined, so a call only tests archetypes created since the last call; a snapshot load or
+// a registration changes the world's layout epoch and the next call rebuilds from scratch
+// (archetypes are state: a load may renumber or drop them). Visit order, the iteration-
+// legality guard and the callback shape are those of World::each; the guard's listed set is
+// every component the query can hand out (required and optional fetches).
+#include <lockstep/query_terms.h>
+#include <lockstep/world.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace lockstep {
+
+namespace detail {
+
+// The query layer's only window into World's internals.
+struct QueryAccess {
+  static const Archetype* archetypes(const World& w) noexcept { return w.archetypes_.get(); }
+  static std::uint32_t archetype_count(const World& w) noexcept { return w.archetype_count_; }
+  static const std::uint32_t* generations(const World& w) noexcept { return w.generations_.get(); }
+  static std::uint64_t epoch(const World& w) noexcept { return w.layout_epoch_; }
+  static IterationGuard*& guard(World& w) noexcept { return w.guard_; }
+  static Status nested(World& w) noexcept { return w.guard_nested(); }
+  static std::uint32_t component_size(const World& w, std::uint32_t id) noexcept { return w.components_[id].size; }
+  static std::uint64_t disabled_total(const World& w) noexcept { return w.disabled_total_; }
+  static const std::uint64_t* disabled(const World& w) noexcept { return w.disabled_.get(); }
+  static const std::uint8_t* disabled_blocks(const World& w) noexcept { return w.disabled_blocks_.get(); }
+  static std::uint64_t* added_ticks(const World& w) noexcept { return w.added_ticks_.get(); }
+  static std::uint64_t* changed_ticks(const World& w) noexcept { return w.changed_ticks_.get(); }
+  static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
+  static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
+  static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
+};
+
+// Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
+// components). Returns InvalidArgument when an added/changed term names an untracked type.
+Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
+
+// The row filter of one query call, with everything in locals of the row loop (a write
+// through a component reference may alias the world's uint64 fields, so nothing is read
+// through the world or the spec inside the loop).
+struct RowFilter {
+  const std::uint64_t* disabled = nullptr;  // null when no bit is set anywhere
+  std::uint64_t need_enabled = 0;
+  std::uint64_t need_disabled = 0;
+  const std::uint64_t* tick_base[kMaxQueryRowTerms];  // added or changed array per tick term
+  std::uint32_t tick_track[kMaxQueryRowTerms];
+  std::uint32_t tick_count = 0;
+  std::uint64_t* changed = nullptr;  // change-tick array (marks)
+  std::size_t stride = 0;
+  std::uint64_t since = 0;
+  std::uint64_t now = 0;
+  std::uint64_t opt_null[kMaxQueryFetch];  // per fetch: enable bit that nulls an optional
+  std::uint32_t mark_track[kMaxQueryFetch];  // per fetch: tracked index to stamp, or ~0u
+
+  // Whether `slot`'s row passes; `word` receives its disabled word (0 when no bits exist).
+  bool pass(std::uint32_t slot, std::uint64_t& word) const noexcept {
+    word = disabled != nullptr ? disabled[slot] : 0;
+    if ((word & need_enabled) != 0 || (word & need_disabled) != need_disabled) return false;
+    for (std::uint32_t k = 0; k < tick_count; ++k)
+      if (tick_base[k][slot * stride + tick_track[k]] < since) return false;
+    return true;
+  }
+};
+
+inline RowFilter row_filter(const World& w, const QuerySpec& spec, std::uint64_t since) noexcept {
+  RowFilter f;
+  f.disabled = QueryAccess::disabled_total(w) != 0 ? QueryAccess::disabled(w) : nullptr;
+  f.need_enabled = spec.need_enabled;
+  f.need_disabled = spec.need_disabled;
+  f.stride = QueryAccess::tick_stride(w);
+  f.since = since;
+  f.now = QueryAccess::tick(w);
+  f.changed = QueryAccess::changed_ticks(w);
+  if (spec.tick_terms) {
+    for (std::uint32_t k = 0; k < spec.row_count; ++k) {
+      const RowTermKind kind = spec.row[k].kind;
+      if (kind != RowTermKind::Added && kind != RowTermKind::Changed) continue;
+      f.tick_base[f.tick_count] = kind == RowTermKind::Added ? QueryAccess::added_ticks(w) : QueryAccess::changed_ticks(w);
+      f.tick_track[f.tick_count++] = spec.row_track[k];
+    }
+  }
+  for (std::uint32_t k = 0; k < spec.fetch_count; ++k) {
+    const QueryFetch& fe = spec.fetch[k];
+    f.opt_null[k] = (fe.optional && !fe.missing && fe.id < 64 && !spec.include_disabled.contains(fe.id))
+                        ? std::uint64_t{1} << fe.id
+                        : 0;
+    f.mark_track[k] = spec.fetch_track[k] == 0xFF ? ~0u : spec.fetch_track[k];
+  }
+  return f;
+}
+
+inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
+  return QueryAccess::disabled_total(w) != 0 || spec.row_count != 0 || spec.marks;
+}
+
+// What a query remembers between calls. Not state: it is rebuilt from the world whenever the
+// world's layout epoch differs from the one it was built against.
+struct MatchCache {
+  std::uint64_t epoch = 0;  // 0 = never built (epochs start at 1)
+  std::uint32_t seen = 0;   // archetypes [0, seen) have been tested
+  IdSet256 matched;
+  std::uint32_t matched_count = 0;
+  std::uint64_t tests = 0;  // archetype masks tested over the query's life (tests use it)
+};
+
+// Tests archetypes [cache.seen, archetype_count) against spec and records the matches.
+void extend_matches(const World& w, const QuerySpec& spec, MatchCache& cache) noexcept;
+
+// ---- typed term resolution ----
+
+template <class Term>
+struct fetch_traits {
+  static constexpr bool is_fetch = false;
+};
+template <class T>
+struct fetch_traits<term::read<T>> {
+  static constexpr bool is_fetch = true, optional = false, write = false;
+  using type = T;
+  using arg = const T&;
+};
+template <class T>
+struct fetch_traits<term::write<T>> {
+  static constexpr bool is_fetch = true, optional = false, write = true;
+  using type = T;
+  using arg = T&;
+};
+template <class T>
+struct fetch_traits<term::opt_read<T>> {
+  static constexpr bool is_fetch = true, optional = true, write = false;
+  using type = T;
+  using arg = const T*;
+};
+template <class T>
+struct fetch_traits<term::opt_write<T>> {
+  static constexpr bool is_fetch = true, optional = true, write = true;
+  using type = T;
+  using arg = T*;
+};
+
+template <class... Ls>
+struct concat;
+template <>
+struct concat<> {
+  using type = TypeList<>;
+};
+template <class... As>
+struct concat<TypeList<As...>> {
+  using type = TypeList<As...>;
+};
+template <class... As, class... Bs, class... Rest>
+struct concat<TypeList<As...>, TypeList<Bs...>, Rest...> {
+  using type = typename concat<TypeList<As..., Bs...>, Rest...>::type;
+};
+template <class... Terms>
+using fetch_list_t =
+    typename concat<std::conditional_t<fetch_traits<Terms>::is_fetch, TypeList<Terms>, TypeList<>>...>::type;
+
+// Upper bound of the DNF branch count a term contributes (1 for non-disjunctive terms).
+template <class Term>
+struct branch_factor {
+  static constexpr std::uint64_t value = 1;
+};
+template <class... Ts>
+struct branch_factor<term::any<Ts...>> {
+  static constexpr std::uint64_t value = sizeof...(Ts) == 0 ? 1 : sizeof...(Ts);
+};
+template <class... Alts>
+struct branch_factor<term::or_<Alts...>> {
+  static constexpr std::uint64_t value = sizeof...(Alts) == 0 ? 1 : sizeof...(Alts);
+};
+
+template <class Term>
+struct is_row_term : std::false_type {};
+template <class T>
+struct is_row_term<term::enabled<T>> : std::true_type {};
+template <class T>
+struct is_row_term<term::disabled<T>> : std::true_type {};
+template <class T>
+struct is_row_term<term::added<T>> : std::true_type {};
+template <class T>
+struct is_row_term<term::changed<T>> : std::true_type {};
+
+template <class... Ts>
+constexpr bool distinct_types() noexcept {
+  if constexpr (sizeof...(Ts) < 2) {
+    return true;
+  } else {
+    return []<class H, class... R>(TypeList<H, R...>) {
+      return !(std::is_same_v<H, R> || ...) && distinct_types<R...>();
+    }(TypeList<Ts...>{});
+  }
+}
+
+inline void spec_fetch(QuerySpec& s, std::int32_t id, Access access, bool optional) noexcept {
+  QueryFetch& f = s.fetch[s.fetch_count++];
+  if (id < 0) {
+    f = QueryFetch{0, access, optional, true};
+    if (!optional) s.never = true;  // a required type the world does not know: matches nothing
+    return;
+  }
+  const auto u = static_cast<std::uint32_t>(id);
+  f = QueryFetch{u, access, optional, false};
+  s.listed_set.insert(u);
+  if (access == Access::Read) s.read_set.insert(u);
+  if (!optional) s.filter.with.insert(u);
+}
+inline void spec_row(QuerySpec& s, std::int32_t id, RowTermKind kind) noexcept {
+  if (id < 0) {
+    s.never = true;
+    return;
+  }
+  const auto u = static_cast<std::uint32_t>(id);
+  s.filter.with.insert(u);
+  if (kind == RowTermKind::Disabled) s.include_disabled.insert(u);
+  s.row[s.row_count++] = QueryRowTerm{u, kind};
+}
+
+template <class F>
+void add_term(const World& w, QuerySpec& s, Status&) noexcept {
+  using Tr = fetch_traits<F>;
+  spec_fetch(s, w.componentId<typename Tr::type>(), Tr::write ? Access::Write : Access::Read, Tr::optional);
+}
+
+// Alternatives of an or_ group.
+template <class Alt>
+struct alt_filler;
+template <class... Ts>
+struct alt_filler<term::with<Ts...>> {
+  static void fill(const World& w, QueryConjunction& c, bool& possible) noexcept {
+    const std::int32_t ids[] = {w.componentId<Ts>()..., 0};
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k) {
+      if (ids[k] < 0) possible = false;
+      else c.with.insert(static_cast<std::uint32_t>(ids[k]));
+    }
+  }
+};
+template <class... Ts>
+struct alt_filler<term::none<Ts...>> {
+  static void fill(const World& w, QueryConjunction& c, bool&) noexcept {
+    const std::int32_t ids[] = {w.componentId<Ts>()..., -1};
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k)
+      if (ids[k] >= 0) c.without.insert(static_cast<std::uint32_t>(ids[k]));
+  }
+};
+template <class... Fs>
+struct alt_filler<term::all_of<Fs...>> {
+  static void fill(const World& w, QueryConjunction& c, bool& possible) noexcept {
+    (alt_filler<Fs>::fill(w, c, possible), ...);
+  }
+};
+
+template <class Term>
+struct term_adder {
+  static void add(const World& w, QuerySpec& s, Status& st) noexcept { add_term<Term>(w, s, st); }
+};
+template <class... Ts>
+struct term_adder<term::with<Ts...>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept {
+    const std::int32_t ids[] = {w.componentId<Ts>()..., 0};
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k) {
+      if (ids[k] < 0) s.never = true;
+      else s.filter.with.insert(static_cast<std::uint32_t>(ids[k]));
+    }
+  }
+};
+template <class... Ts>
+struct term_adder<term::none<Ts...>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept {
+    const std::int32_t ids[] = {w.componentId<Ts>()..., -1};
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k)
+      if (ids[k] >= 0) s.filter.without.insert(static_cast<std::uint32_t>(ids[k]));
+  }
+};
+template <class... Ts>
+struct term_adder<term::any<Ts...>> {
+  static void add(const World& w, QuerySpec& s, Status& st) noexcept {
+    const std::int32_t ids[] = {w.componentId<Ts>()..., -1};
+    QueryConjunction alts[sizeof...(Ts) + 1];
+    std::uint32_t n = 0;
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k)
+      if (ids[k] >= 0) alts[n++].with.insert(static_cast<std::uint32_t>(ids[k]));
+    const Status r = s.filter.and_disjunction(alts, n);
+    if (!r.ok() && st.ok()) st = r;
+  }
+};
+template <class... Alts>
+struct term_adder<term::or_<Alts...>> {
+  static void add(const World& w, QuerySpec& s, Status& st) noexcept {
+    QueryConjunction alts[sizeof...(Alts) + 1];
+    std::uint32_t n = 0;
+    auto one = [&]<class Alt>(Alt*) {
+      QueryConjunction c;
+      bool possible = true;
+      alt_filler<Alt>::fill(w, c, possible);
+      if (possible) alts[n++] = c;
+    };
+    (one(static_cast<Alts*>(nullptr)), ...);
+    const Status r = s.filter.and_disjunction(alts, n);
+    if (!r.ok() && st.ok()) st = r;
+  }
+};
+template <class T>
+struct term_adder<term::enabled<T>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept { spec_row(s, w.componentId<T>(), RowTermKind::Enabled); }
+};
+template <class T>
+struct term_adder<term::disabled<T>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept { spec_row(s, w.componentId<T>(), RowTermKind::Disabled); }
+};
+template <class T>
+struct term_adder<term::added<T>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept { spec_row(s, w.componentId<T>(), RowTermKind::Added); }
+};
+template <class T>
+struct term_adder<term::changed<T>> {
+  static void add(const World& w, QuerySpec& s, Status&) noexcept { spec_row(s, w.componentId<T>(), RowTermKind::Changed); }
+};
+
+// Ascending archetype ids of a match set, calling f(id) for each.
+template <class F>
+inline void for_each_id(const IdSet256& set, F&& f) {
+  for (std::uint32_t word = 0; word < 4; ++word) {
+    std::uint64_t bits = set.words[word];
+    while (bits != 0) {
+      const auto bit = static_cast<std::uint32_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      f(word * 64u + bit);
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class... Terms>
+class CachedQuery {
+  using Fetches = detail::fetch_list_t<Terms...>;
+  static constexpr std::uint64_t kBranchBound = (std::uint64_t{1} * ... * detail::branch_factor<Terms>::value);
+  static constexpr std::size_t kRowTerms = (std::size_t{0} + ... + (detail::is_row_term<Terms>::value ? 1 : 0));
+
+  template <class... Fs>
+  static constexpr bool fetch_types_distinct(detail::TypeList<Fs...>) {
+    return detail::distinct_types<typename detail::fetch_traits<Fs>::type...>();
+  }
+  template <class... Fs>
+  static constexpr bool fetch_read_only(detail::TypeList<Fs...>) {
+    return (!detail::fetch_traits<Fs>::write && ...);
+  }
+  template <class... Fs>
+  static constexpr std::size_t fetch_count(detail::TypeList<Fs...>) {
+    return sizeof...(Fs);
+  }
+
+ public:
+  static_assert(fetch_types_distinct(Fetches{}),
+                "CachedQuery: a component may be fetched once (conflicting or repeated Read/Write terms)");
+  static_assert(kBranchBound <= kMaxQueryBranches,
+                "CachedQuery: the any/or_ terms normalise to more than kMaxQueryBranches (16) DNF branches");
+  static_assert(fetch_count(Fetches{}) <= kMaxQueryFetch, "CachedQuery: at most 32 fetched components");
+  static_assert(kRowTerms <= kMaxQueryRowTerms, "CachedQuery: at most 32 row terms");
+
+  static constexpr bool kReadOnly = fetch_read_only(Fetches{});
+
+  CachedQuery() = default;
+
+  // Brings the match set up to date with `world` (called by each); returns the query's
+  // build status (an error only for malformed queries).
+  Status refresh(const World& world) noexcept {
+    if (cache_.epoch != detail::QueryAccess::epoch(world)) {
+      spec_ = detail::QuerySpec{};
+      status_ = Status::Ok();
+      (detail::term_adder<Terms>::add(world, spec_, status_), ...);
+      const Status rs = detail::resolve_row_state(world, spec_);
+      if (status_.ok()) status_ = rs;
+      const std::uint64_t tests = cache_.tests;
+      cache_ = detail::MatchCache{};
+      cache_.tests = tests;
+      cache_.epoch = detail::QueryAccess::epoch(world);
+    }
+    if (cache_.seen != detail::QueryAccess::archetype_count(world)) detail::extend_matches(world, spec_, cache_);
+    return status_;
+  }
+
+  // fn(Entity, args...) with one argument per fetch term, in term order. Archetype id
+  // ascending, then slot ascending; the iteration-legality guard is live while fn runs.
+  template <class Fn>
+  Status each(World& world, Fn&& fn) {
+    if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
+    if (Status s = refresh(world); !s.ok()) return s;
+    detail::IterationGuard guard;
+    guard.matched_archetypes = cache_.matched;
+    guard.read_components = spec_.read_set;
+    guard.listed_components = spec_.listed_set;
+    const detail::IdSet256 matched = cache_.matched;  // fixed before the first callback
+    detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
+    const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
+    const std::uint32_t* generations = detail::QueryAccess::generations(world);
+    if (!detail::needs_row_checks(world, spec_)) {
+      detail::for_each_id(matched,
+                          [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn, 0, archetypes[id].rows); });
+    } else {
+      const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
+      const bool bits_only = filter.tick_count == 0 && !spec_.marks && filter.need_disabled == 0;
+      const std::uint8_t* blocks = detail::QueryAccess::disabled_blocks(world);
+      detail::for_each_id(matched, [&](std::uint32_t id) {
+        const detail::Archetype& a = archetypes[id];
+        if (!bits_only || filter.disabled == nullptr) {
+          rows_checked(Fetches{}, a, generations, filter, fn, 0, a.rows);
+          return;
+        }
+        // Enable bits only: runs of 64 rows whose slots lie in clean 64-slot blocks take the
+        // unchecked loop, so a few disabled entities cost little.
+        for (std::uint32_t begin = 0; begin < a.rows; begin += 64) {
+          const std::uint32_t end = begin + 64 < a.rows ? begin + 64 : a.rows;
+          const std::uint32_t lo = a.slots_ptr[begin] >> 6, hi = a.slots_ptr[end - 1] >> 6;
+          bool clean = hi - lo < 4;
+          for (std::uint32_t b = lo; clean && b <= hi; ++b) clean = blocks[b] == 0;
+          if (clean) rows(Fetches{}, a, generations, fn, begin, end);
+          else rows_checked(Fetches{}, a, generations, filter, fn, begin, end);
+        }
+      });
+    }
+    return Status::Ok();
+  }
+
+  // added<T>/changed<T> terms match rows stamped at or after this tick (default 0).
+  CachedQuery& since(std::uint64_t tick) noexcept {
+    since_ = tick;
+    return *this;
+  }
+  std::uint64_t since() const noexcept { return since_; }
+  // Read-only queries on a const world.
+  template <class Fn>
+  Status each(const World& world, Fn&& fn) {
+    static_assert(kReadOnly, "CachedQuery::each on a const World: every fetch must be read/opt_read");
+    return each(const_cast<World&>(world), std::forward<Fn>(fn));
+  }
+
+  // Introspection (tools, tests).
+  std::uint32_t matchedArchetypeCount() const noexcept { return cache_.matched_count; }
+  bool matchesArchetype(std::uint32_t id) const noexcept { return id < 256 && cache_.matched.contains(id); }
+  std::uint64_t archetypeTests() const noexcept { return cache_.tests; }
+
+ private:
+  template <class... Fs, class Fn>
+  void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn,
+            std::uint32_t begin, std::uint32_t end) {
+    constexpr std::size_t N = sizeof...(Fs);
+    std::uint8_t columns[N + 1];
+    for (std::size_t k = 0; k < N; ++k)
+      columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      for (std::uint32_t r = begin; r < end; ++r) {
+        // Column addresses are re-read every row, as in World::each: a legal structural
+        // change made by fn in another archetype may have compacted the arena.
+        const std::uint32_t slot = a.slots_ptr[r];
+        fn(Entity{slot, generations[slot]}, hand<Fs>(a, columns[I], r)...);
+      }
+    }(std::index_sequence_for<Fs...>{});
+  }
+
+  template <class... Fs, class Fn>
+  void rows_checked(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations,
+                    const detail::RowFilter& filter, Fn& fn, std::uint32_t begin, std::uint32_t end) {
+    constexpr std::size_t N = sizeof...(Fs);
+    constexpr bool kOptional = (detail::fetch_traits<Fs>::optional || ...);
+    constexpr bool kWrites = (detail::fetch_traits<Fs>::write || ...);
+    std::uint8_t columns[N + 1];
+    for (std::size_t k = 0; k < N; ++k)
+      columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
+    const detail::RowFilter f = filter;  // a local copy: never reloaded inside the loop
+    std::uint32_t marks[N + 1];
+    std::uint32_t mark_count = 0;
+    if constexpr (kWrites)
+      for (std::uint32_t k = 0; k < N; ++k)
+        if (f.mark_track[k] != ~0u && columns[k] != detail::kNoColumn) marks[mark_count++] = k;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      for (std::uint32_t r = begin; r < end; ++r) {
+        const std::uint32_t slot = a.slots_ptr[r];
+        std::uint64_t word;
+        if (!f.pass(slot, word)) continue;
+        std::uint8_t row_columns[sizeof...(I) + 1] = {columns[I]..., 0};
+        if constexpr (kOptional)
+          for (std::uint32_t k = 0; k < sizeof...(I); ++k)
+            if ((word & f.opt_null[k]) != 0) row_columns[k] = detail::kNoColumn;
+        if constexpr (kWrites)
+          for (std::uint32_t m = 0; m < mark_count; ++m)
+            if (row_columns[marks[m]] != detail::kNoColumn) f.changed[slot * f.stride + f.mark_track[marks[m]]] = f.now;
+        fn(Entity{slot, generations[slot]}, hand<Fs>(a, row_columns[I], r)...);
+      }
+    }(std::index_sequence_for<Fs...>{});
+  }
+
+  template <class F>
+  static typename detail::fetch_traits<F>::arg hand(const detail::Archetype& a, std::uint8_t column,
+                                                    std::uint32_t r) noexcept {
+    using T = typename detail::fetch_traits<F>::type;
+    if constexpr (detail::fetch_traits<F>::optional) {
+      return column == detail::kNoColumn ? nullptr : reinterpret_cast<T*>(a.column_ptr[column]) + r;
+    } else {
+      return *(reinterpret_cast<T*>(a.column_ptr[column]) + r);
+    }
+  }
+
+  detail::QuerySpec spec_;
+  detail::MatchCache cache_;
+  Status status_;
+  std::uint64_t since_ = 0;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Multi-process rollback matches over real UDP on 127.0.0.1 (docs/rollback.md, "Tests").
+# Every peer is a separate `lockstep peer` process; they bind port 0 and exchange the bound
+# addresses through a rendezvous directory. Outgoing packets go through the seeded lossy
+# wrapper (15 % loss, 80 ± 40 ms one way on average, asymmetric: each peer its own latency).
+# Every process has a hard wall-clock limit (`timeout` and --max-seconds): nothing can hang.
+# usage: udp_match.sh CASE LOCKSTEP WORKDIR [SCALE]
+# SCALE (default 1) divides tick and unit counts for slow (Debug, sanitizer) builds.
+set -u
+case_name=$1
+bin=$2
+work=$3/$case_name
+scale=${4:-1}
+rm -rf "$work"
+mkdir -p "$work/rv"
+
+fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.json; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
+jget() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
+
+# start ID ARGS... : one peer in the background; pid in pid[ID]
+# Hard limit: --max-seconds inside, and a watchdog that SIGKILLs that very pid after 90 s.
+declare -A pid
+watchdogs=()
+trap 'for w in "${watchdogs[@]}"; do kill "$w" 2>/dev/null; done' EXIT
+start() {  # start ID ARGS... (ARGS may begin with --spectate)
+  local id=$1 cmd=peer
+  shift
+  if [[ ${1:-} == --spectate ]]; then cmd=spectate; shift; fi
+  "$bin" $cmd --id "$id" --rendezvous "$work/rv" --session-id 77 --json --max-seconds 80 \
+    --record "$work/p$id.replay" "$@" >"$work/p$id.json" 2>"$work/p$id.err" &
+  pid[$id]=$!
+  local target=${pid[$id]}
+  # The watchdog takes its sleep down with it when the script ends (so ctest does not wait
+  # for a stray sleep holding its output pipe).
+  (sleep 90 & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s; kill -9 "$target" 2>/dev/null) >/dev/null 2>&1 &
+  watchdogs+=($!)
+}
+wait_ok() {  # wait_ok ID EXPECTED_RC
+  wait "${pid[$1]}"
+  local rc=$?
+  [[ $rc -eq $2 ]] || fail "peer $1 exited $rc, expected $2"
+}
+same_replays() {  # same_replays ID... : byte-identical files (inputs, hashes, header) + offline verify
+  local first=$1
+  shift
+  for id in "$@"; do
+    cmp -s "$work/p$first.replay" "$work/p$id.replay" || fail "p$id.replay differs from p$first.replay"
+  done
+  "$bin" verify "$work/p$first.replay" >"$work/verify.out" 2>&1 || fail "verify p$first.replay: $(cat "$work/verify.out")"
+}
+# Lossy, asymmetric links: peer i's outgoing latency is 60 + 20·i ms (so A→B and B→A differ).
+link() { echo "--loss 0.15 --latency-ms $((60 + 20 * $1)) --jitter-ms 40"; }
+
+case $case_name in
+  duel2)
+    # Two players and a spectator (peer 2) that stays 30 ticks behind and records the match.
+    n=$((1800 / scale))
+    common="--sim duel --count 3 --players 2 --ticks $n --tick-hz 240 --input-delay 6 --max-prediction 48 --hash-interval 16"
+    for i in 0 1; do start $i $common $(link $i); done
+    start 2 --spectate $common $(link 2) --delay-frames 30
+    for i in 0 1 2; do wait_ok $i 0; done
+    [[ $(jget "$work/p2.json" confirmed_tick) == "$n" ]] || fail "the spectator did not confirm $n ticks"
+    [[ $(jget "$work/p2.json" rollbacks) == 0 ]] || fail "the spectator rolled back (it must only simulate confirmed ticks)"
+    [[ $(jget "$work/p2.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "the spectator's final state differs"
+    for i in 0 1; do
+      [[ $(jget "$work/p$i.json" confirmed_tick) == "$n" ]] || fail "peer $i did not confirm $n ticks"
+      [[ $(jget "$work/p$i.json" desyncs) == 0 ]] || fail "peer $i desynced"
+      (( $(jget "$work/p$i.json" hash_checks) > n / 40 )) || fail "peer $i checked too few hashes"
+      (( $(jget "$work/p$i.json" lossy_lost) > 0 )) || fail "peer $i lost no packet: the wrapper is not in the path"
+    done
+    [[ $(jget "$work/p0.json" final_hash) == $(jget "$work/p1.json" final_hash) ]] || fail "final states differ"
+    same_replays 0 1 2
+    ;;
+  skirmish4)
+    n=$((600 / scale))
+    common="--sim skirmish --count 4 --players 4 --units $((2000 / scale)) --ticks $n --tick-hz 120 --input-delay 4 --max-prediction 32"
+    for i in 0 1 2 3; do start $i $common $(link $i); done
+    for i in 0 1 2 3; do wait_ok $i 0; done
+    for i in 0 1 2 3; do [[ $(jget "$work/p$i.json" confirmed_tick) == "$n" ]] || fail "peer $i did not confirm $n ticks"; done
+    same_replays 0 1 2 3
+    ;;
+  kill)
+    # Peer 3 is killed mid-match: the others report Disconnected within --disconnect-ms, agree
+    # on the tick from which its player uses the default input, and finish the match.
+    common="--sim skirmish --count 4 --players 4 --units $((200 / scale)) --ticks 1200 --tick-hz 120 --input-delay 4 --max-prediction 32 --disconnect-ms 700"
+    for i in 0 1 2 3; do start $i $common $(link $i); done
+    for _ in $(seq 1 200); do grep -q "running" "$work/p3.err" 2>/dev/null && break; sleep 0.05; done
+    sleep 2
+    kill -9 "${pid[3]}"
+    wait "${pid[3]}" 2>/dev/null
+    for i in 0 1 2; do wait_ok $i 0; done
+    d0=$(jget "$work/p0.json" disconnect_tick_peer3)
+    [[ -n $d0 ]] || fail "peer 0 reports no disconnect tick for peer 3"
+    for i in 0 1 2; do
+      grep -q "Disconnected: peer 3" "$work/p$i.err" || fail "peer $i did not report Disconnected for peer 3"
+      [[ $(jget "$work/p$i.json" disconnect_tick_peer3) == "$d0" ]] || fail "peer $i agreed on another disconnect tick"
+      [[ $(jget "$work/p$i.json" confirmed_tick) == 1200 ]] || fail "peer $i did not finish"
+    done
+    (( d0 > 100 && d0 < 1200 )) || fail "implausible disconnect tick $d0"
+    same_replays 0 1 2
+    ;;
+  restart)
+    # Peer 1 is killed, then started again on the same address: the running peer rejects the
+    # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.
+    common="--sim duel --count 2 --ticks 900 --tick-hz 120 --input-delay 3 --max-prediction 24 --disconnect-ms 600"
+    for i in 0 1; do start $i $common $(link $i); done
+    for _ in $(seq 1 200); do grep -q "running" "$work/p1.err" 2>/dev/null && break; sleep 0.05; done
+    sleep 1
+    kill -9 "${pid[1]}"
+    wait "${pid[1]}" 2>/dev/null
+    addr=$(cat "$work/rv/peer1.addr")
+    rm -f "$work/rv/peer1.addr"
+    timeout -s KILL 60 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 $common --sync-timeout-s 20 \
+      >"$work/again.out" 2>"$work/again.err"
+    rc=$?
+    [[ $rc -eq 2 ]] || fail "the restarted peer exited $rc, expected 2: $(cat "$work/again.err")"
+    grep -q "rejected the handshake" "$work/again.err" || fail "no clear rejection message: $(cat "$work/again.err")"
+    wait_ok 0 0
+    grep -q "Disconnected: peer 1" "$work/p0.err" || fail "peer 0 did not report Disconnected"
+    "$bin" verify "$work/p0.replay" >/dev/null 2>&1 || fail "peer 0's replay does not verify"
+    ;;
+  usage)
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:1 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "one peer accepted"
+    "$bin" peer --sim duel --id 2 --peers 127.0.0.1:1,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "bad id accepted"
+    "$bin" peer --sim duel --id 0 --peers 10.1.2.3:1,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "non-loopback accepted"
+    "$bin" peer --sim duel --id 0 --peers localhost:1,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "hostname accepted"
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:99999,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "bad port accepted"
+    # No partner: the handshake times out with a clear error.
+    timeout -s KILL 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --sync-timeout-s 0.5 >/dev/null 2>"$work/err.txt"
+    [[ $? -eq 2 ]] || fail "a lone peer did not fail"
+    grep -q "handshake did not complete" "$work/err.txt" || fail "no handshake timeout message"
+    ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
+echo "OK $case_name"

@@ -1,0 +1,1 @@
+int game_sim_placeholder() { return 0; }
