@@ -608,6 +608,7 @@ ReplayStatus read_replay_file(const std::string& path, Replay& out) {
     }
     if (i < head.size() && std::to_integer<unsigned char>(head[i]) == '{') return {};
     if (i == head.size() && i != 0) return {};  // whitespace only so far: the JSON reader decides
+    if (head.empty()) return {};                 // empty: the decoder reports the truncation
     if (std::memcmp(head.data(), kReplayMagic, std::min<std::size_t>(head.size(), 8)) != 0)
       return "not a lockstep replay (bad magic)";
     return {};

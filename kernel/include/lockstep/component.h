@@ -169,8 +169,10 @@ constexpr bool fields_tile(const FieldSpec (&fields)[N], std::size_t size) noexc
 
 template <std::size_t N>
 constexpr bool any_nested(const FieldSpec (&fields)[N]) noexcept {
+  // nested_count, not the descriptor pointer: comparing a function's address with null is
+  // not a constant expression under GCC's sanitizers.
   for (const FieldSpec& f : fields)
-    if (f.nested != nullptr) return true;
+    if (f.nested_count != 0) return true;
   return false;
 }
 
