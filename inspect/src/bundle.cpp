@@ -228,11 +228,7 @@ bool get_hash(Reader& r, HashBreakdown& h) {
 FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::string_view name, bool verify_checksum) {
   out = Bundle{};
   auto fail = [&](ErrorCode code, std::uint64_t offset, const std::string& what) {
-    FileStatus st;
-    st.code = code;
-    st.offset = offset;
-    st.message = std::string(name) + ": byte " + std::to_string(offset) + ": " + what;
-    return st;
+    return detail::file_error(name, code, offset, what);
   };
   const std::uint64_t size = bytes.size();
   if (size > kMaxBundleBytes)

@@ -15,6 +15,16 @@
 
 namespace lockstep::inspect::detail {
 
+// The error of a whole-file check (size, preamble, checksum) before a Reader exists:
+// "<file>: byte <offset>: <what>".
+inline FileStatus file_error(std::string_view file, ErrorCode code, std::uint64_t offset, const std::string& what) {
+  FileStatus st;
+  st.code = code;
+  st.offset = offset;
+  st.message = std::string(file) + ": byte " + std::to_string(offset) + ": " + what;
+  return st;
+}
+
 class Reader {
  public:
   Reader(hash::ByteSpanSource& src, cereal::PortableBinaryInputArchive& ar, std::string_view file)

@@ -202,11 +202,7 @@ bool read_body(Reader& r, State& s) {
 FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name, bool verify_checksum) {
   out = State{};
   auto fail = [&](ErrorCode code, std::uint64_t offset, const std::string& what) {
-    FileStatus st;
-    st.code = code;
-    st.offset = offset;
-    st.message = std::string(name) + ": byte " + std::to_string(offset) + ": " + what;
-    return st;
+    return detail::file_error(name, code, offset, what);
   };
   const std::uint64_t size = bytes.size();
   if (size < kPreamble + kChecksum)
