@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 using namespace lockstep;
@@ -238,6 +239,34 @@ bool holds(const Node& n, const Unit* u, const Big* g) {
   }
 }
 
+std::string describe(const Node& n) {
+  auto i128s = [](i128 v) {
+    const bool neg = v < 0;
+    __extension__ unsigned __int128 m = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+    std::string s;
+    do {
+      s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+      m /= 10;
+    } while (m != 0);
+    return neg ? "-" + s : s;
+  };
+  switch (n.kind) {
+    case Node::And:
+    case Node::Or: {
+      std::string s = "(";
+      for (std::size_t i = 0; i < n.kids.size(); ++i)
+        s += (i ? (n.kind == Node::And ? " && " : " || ") : "") + describe(n.kids[i]);
+      return s + ")";
+    }
+    case Node::Not: return "!" + describe(n.kids[0]);
+    case Node::Atom: break;
+  }
+  if (n.field == 7 || n.field == 8)
+    return "f" + std::to_string(n.field) + "[" + std::to_string(n.a[0]) + "," + std::to_string(n.a[1]) + " " +
+           std::to_string(n.b[0]) + "," + std::to_string(n.b[1]) + " r" + std::to_string(n.radius) + "]";
+  return "f" + std::to_string(n.field) + " " + to_string(n.op) + " " + i128s(n.constant) + "/2";
+}
+
 struct RandomWorld {
   std::unique_ptr<World> w = std::make_unique<World>();
   std::vector<Entity> all;
@@ -272,6 +301,7 @@ RC_GTEST_PROP(PredicateModel, QueriesAgreeWithNaiveEvaluation, ()) {
   World& w = *rw.w;
   const Node tree = random_tree(3);
   const Predicate p = build(tree);
+  RC_LOG() << describe(tree) << "\n";
   CachedQuery<term::opt_read<Unit>, term::opt_read<Big>> q;
   if (!p.status().ok()) {
     RC_ASSERT(p.status().code() == ErrorCode::InvalidArgument);
@@ -309,6 +339,7 @@ RC_GTEST_PROP(PredicateModel, OrderSkipTakeAgreeWithAFullSort, ()) {
   World& w = *rw.w;
   const Node tree = random_tree(2);
   const Predicate p = build(tree);
+  RC_LOG() << describe(tree) << "\n";
   RC_PRE(p.status().ok());
   const int f = *rc::gen::element(0, 1, 2, 3, 4, 5, 6, 9, 10, -1);  // -1: visit order
   const Order order = *rc::gen::arbitrary<bool>() ? Order::Desc : Order::Asc;
