@@ -225,9 +225,12 @@ Command add_verify(CLI::App& root) {
             return run_farm("verify", a->replays, a->farm, [a](const std::string& replay) {
               VerifyArgs one;
               one.replay = replay;
+              // The incomplete-replay rule holds per replay, in-process and in --jobs children alike.
+              one.allow_partial = a->allow_partial;
               if (a->farm.traces_beside) one.trace = (std::filesystem::path(replay).replace_extension(".trace")).generic_string();
               FarmTask t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
               if (!one.trace.empty()) t.args.insert(t.args.end(), {"--trace", one.trace});
+              if (one.allow_partial) t.args.push_back("--allow-partial");
               return t;
             });
           }};
