@@ -47,6 +47,7 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   if (!status_.ok()) return status_;
   if (inputs.size() != frame_bytes_) return {ErrorCode::InvalidArgument, "Runner::step: input frame has the wrong size"};
   World& w = *world_;
+  w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)
   sim_->apply_inputs(w, inputs);
   for (const System& s : systems_.systems()) {
     const Status st = s.run(w).status;
@@ -79,7 +80,7 @@ Status Runner::step(std::span<const std::byte> inputs) noexcept {
 }
 
 const StateHash& Runner::rehash() noexcept {
-  hash_ = hash_world(*world_);
+  hash_ = hasher_.hash(*world_);
   return hash_;
 }
 
