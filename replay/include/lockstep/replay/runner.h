@@ -12,6 +12,7 @@
 #include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/sim.h>
+#include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
 #include <lockstep/world.h>
 
@@ -58,6 +59,12 @@ class Runner {
   // Hash of the state after the last step() / rehash() (tick 0 after construction).
   const StateHash& hash() const noexcept { return hash_; }
 
+  // Optional observer of the tick's slices (inputs, each system, flush, hash); null: none.
+  // Not owned; must outlive its use. A RollbackSession over this runner reports its
+  // snapshot/rollback/resimulation slices to the same probe.
+  void set_probe(TickProbe* probe) noexcept { probe_ = probe; }
+  TickProbe* probe() const noexcept { return probe_; }
+
   // Canonical (little-endian) input bytes ↔ host order, in place, using the input type's
   // field list. No-ops on little-endian hosts. `bytes` holds whole input structs.
   static void canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept;
@@ -74,6 +81,7 @@ class Runner {
   Status status_;
   StateHash hash_{};
   IncrementalHasher hasher_;
+  TickProbe* probe_ = nullptr;
   char failure_[256] = {};
 };
 
