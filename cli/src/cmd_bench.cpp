@@ -3,6 +3,7 @@
 // save/load time, heap allocations during ticks (counted by alloc_counter.cpp; must be 0)
 // and ticks/s. Bots generate inputs outside the timed and counted regions.
 #include "common.h"
+#include "timing_trace.h"
 
 #include <chrono>
 #include <cstdio>
@@ -22,6 +23,7 @@ struct BenchArgs {
   std::uint32_t snapshot_iters = 50;
   bool json = false;
   bool csv = false;
+  std::string trace_out;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -40,6 +42,8 @@ int bench_cmd(const BenchArgs& a) {
   // Two 8-byte timings are kept per tick; 10^8 ticks is 1.6 GB of them.
   if (a.ticks == 0 || a.ticks > 100000000)
     return report_error(a.json, kExitBadInput, "--ticks must be 1..100000000, not " + std::to_string(a.ticks));
+  if (!a.trace_out.empty())
+    if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   replay::SimConfig config;
   config.players = a.players;
   // Default: 10000 units for skirmish (the benchmark's reference load), the sim's default otherwise.
@@ -59,8 +63,14 @@ int bench_cmd(const BenchArgs& a) {
   hash_ns.reserve(a.ticks);
   std::uint64_t allocations = 0;
   const std::uint64_t total_ticks = a.warmup + a.ticks;
+  // Every slice of every measured tick is recorded (reserved up front: no allocation in the
+  // measured region); the per-slice table and --trace-out come from it.
+  TimingTrace trace("lockstep bench " + a.sim, (total_ticks + 1) * (runner.systems().systems().size() + 3) + 2 * a.snapshot_iters);
+  replay::TickProbe& probe = trace.lane(0, "sim");
+  runner.set_probe(&probe);
   const auto run_start = Clock::now();
   for (std::uint64_t t = 0; t < total_ticks; ++t) {
+    if (t == a.warmup) trace.clear();
     for (std::uint32_t p = 0; p < config.players; ++p)
       bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
     const std::uint64_t before = heap_allocations();
@@ -88,9 +98,15 @@ int bench_cmd(const BenchArgs& a) {
   for (std::uint32_t i = 0; i < a.snapshot_iters; ++i) {
     const std::uint64_t before = heap_allocations();
     const auto t0 = Clock::now();
-    runner.world().save(snap);
+    {
+      const replay::ProbeScope slice(&probe, replay::Slice::Snapshot, runner.tick(), "snapshot save");
+      runner.world().save(snap);
+    }
     const auto t1 = Clock::now();
-    load_ok = runner.world().load(snap).ok() && load_ok;
+    {
+      const replay::ProbeScope slice(&probe, replay::Slice::Restore, runner.tick(), "snapshot load");
+      load_ok = runner.world().load(snap).ok() && load_ok;
+    }
     const auto t2 = Clock::now();
     snapshot_allocations += heap_allocations() - before;
     save_ns.push_back(ns_between(t0, t1));
@@ -116,7 +132,9 @@ int bench_cmd(const BenchArgs& a) {
         .field("snapshot_save_p50_us", sp.p50_us).field("snapshot_load_p50_us", lp.p50_us)
         .field("snapshot_bytes", std::uint64_t{snap.live_bytes()})
         .field("heap_allocations_during_ticks", allocations).field("heap_allocations_during_snapshots", snapshot_allocations)
-        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash).end();
+        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash);
+    add_slice_json(j, trace);
+    j.end();
     std::printf("%s\n", j.str().c_str());
   } else if (a.csv) {
     std::printf("sim,players,units,entities,ticks,tick_p50_us,tick_p99_us,tick_max_us,hash_p50_us,hash_p99_us,hash_max_us,"
@@ -137,7 +155,10 @@ int bench_cmd(const BenchArgs& a) {
     std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
                 static_cast<unsigned long long>(allocations), static_cast<unsigned long long>(snapshot_allocations));
     std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", tps, build_ms, final_hash.c_str());
+    print_slice_table(trace);
   }
+  if (!a.trace_out.empty())
+    if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
   if (!load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
   return kExitOk;
 }
@@ -157,10 +178,12 @@ Command add_bench(CLI::App& root) {
   app->add_option("--snapshot-iters", a->snapshot_iters, "Snapshot save/load repetitions")->capture_default_str();
   auto* json = app->add_flag("--json", a->json, "One JSON object on stdout");
   app->add_flag("--csv", a->csv, "CSV header + one row on stdout")->excludes(json);
+  app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
   app->footer("Examples:\n"
               "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
               "  lockstep bench --sim duel --ticks 10000 --json\n"
               "  lockstep bench --csv >> bench.csv\n"
+              "  lockstep bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
               "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
   return {app, [a] { return bench_cmd(*a); }};
 }

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "bundle_cli.h"
 #include "rollback_cli.h"
+#include "timing_trace.h"
 
 #include <lockstep/inspect/diff.h>
 #include <lockstep/rollback/desync_bundle.h>
@@ -40,6 +41,7 @@ struct NetsimArgs {
   std::uint32_t tick_hz = 60;
   std::string record;
   std::string bundle_dir;
+  std::string trace_out;
   bool json = false;
 };
 
@@ -53,6 +55,8 @@ std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
 int netsim_cmd(const NetsimArgs& a) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
+  if (!a.trace_out.empty())
+    if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   const replay::Sim* sim = find_sim_or_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
@@ -100,11 +104,17 @@ int netsim_cmd(const NetsimArgs& a) {
   rollback::Netsim net(o);
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: cannot set up the match: " + std::string(net.status().message()));
+  // One trace lane per peer: its ticks, snapshot saves, rollbacks and resimulations.
+  TimingTrace trace("lockstep netsim " + a.sim);
+  if (!a.trace_out.empty())
+    for (std::uint32_t p = 0; p < net.peers(); ++p) net.runner(p).set_probe(&trace.lane(p, "peer " + std::to_string(p)));
   const auto start = std::chrono::steady_clock::now();
   const rollback::NetsimReport& r = net.run();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: a peer failed: " + std::string(net.status().message()));
+  if (!a.trace_out.empty())
+    if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
 
   std::string recorded;
   if (!a.record.empty()) {
@@ -274,6 +284,7 @@ Command add_netsim(CLI::App& root) {
       ->capture_default_str();
   app->add_option("--tick-hz", a->tick_hz, "Tick rate")->capture_default_str()->check(CLI::Range(1u, 1000u));
   app->add_option("--record", a->record, "Write peer 0's confirmed inputs and hashes as a replay file");
+  app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace, one thread per peer");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle (both peers' states) here on the first desync");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"

@@ -45,7 +45,7 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
 }
 
 SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks, const FrameFn& frames,
-                                    const DiffOptions& options) {
+                                    const DiffOptions& options, const AfterTickFn& after_tick) {
   SystemSyncResult r;
   r.status = runner.status();
   if (!r.status.ok()) return r;
@@ -106,6 +106,10 @@ SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks,
       return r;
     }
     r.ticks = runner.tick();
+    if (after_tick && !after_tick(runner.tick(), w)) {
+      r.stopped = true;
+      return r;
+    }
   }
   return r;
 }

@@ -53,11 +53,19 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   if (!status_.ok()) return status_;
   if (inputs.size() != frame_bytes_) return {ErrorCode::InvalidArgument, "Runner::step: input frame has the wrong size"};
   World& w = *world_;
-  sim_->apply_inputs(w, inputs);
+  const std::uint64_t tick = w.tick();
+  {
+    const ProbeScope slice(probe_, Slice::Inputs, tick);
+    sim_->apply_inputs(w, inputs);
+  }
   const auto systems = systems_.systems();
   for (std::uint32_t i = 0; i < systems.size(); ++i) {
     const System& s = systems[i];
-    const Status st = run_system(i).status;
+    Status st;
+    {
+      const ProbeScope slice(probe_, Slice::System, tick, s.name);
+      st = run_system(i).status;
+    }
     if (!st.ok()) {
       // The failure stops the tick here (no flush, no tick advance); the message names the
       // system. Formatted into the runner's own buffer: no allocation on the tick path.
@@ -74,7 +82,11 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
     w.commands().clear();
     return {ErrorCode::CapacityExceeded, failure_};
   }
-  const Status flushed = w.flush();
+  Status flushed;
+  {
+    const ProbeScope slice(probe_, Slice::Flush, tick);
+    flushed = w.flush();
+  }
   if (!flushed.ok()) return flushed;
   w.advanceTick();
   return Status::Ok();
@@ -87,8 +99,23 @@ Status Runner::step(std::span<const std::byte> inputs) noexcept {
 }
 
 const StateHash& Runner::rehash() noexcept {
+  const ProbeScope slice(probe_, Slice::Hash, world_->tick());
   hash_ = hash_world(*world_);
   return hash_;
+}
+
+const char* to_string(Slice slice) noexcept {
+  switch (slice) {
+    case Slice::Inputs: return "inputs";
+    case Slice::System: return "system";
+    case Slice::Flush: return "flush";
+    case Slice::Hash: return "hash";
+    case Slice::Snapshot: return "snapshot";
+    case Slice::Restore: return "restore";
+    case Slice::Rollback: return "rollback";
+    case Slice::Resimulate: return "resimulate";
+  }
+  return "?";
 }
 
 void Runner::canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept {

@@ -24,6 +24,8 @@ namespace lockstep {
 
 namespace detail {
 
+struct WhereAccess;  // predicates, ordering and paging over a query (query_where.h)
+
 // The query layer's only window into World's internals.
 struct QueryAccess {
   static const Archetype* archetypes(const World& w) noexcept { return w.archetypes_.get(); }
@@ -459,6 +461,7 @@ class CachedQuery {
   std::uint64_t archetypeTests() const noexcept { return cache_.tests; }
 
  private:
+  friend struct detail::WhereAccess;
   template <class... Fs, class Fn>
   void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn,
             std::uint32_t begin, std::uint32_t end) {

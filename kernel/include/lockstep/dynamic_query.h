@@ -38,6 +38,7 @@ class DynamicRow {
 
  private:
   friend class DynamicQuery;
+  friend struct detail::WhereAccess;
   Entity entity_;
   std::uint32_t count_ = 0;
   std::byte* ptr_[kMaxQueryFetch] = {};
@@ -77,6 +78,7 @@ class DynamicQuery {
 
  private:
   friend class QueryBuilder;
+  friend struct detail::WhereAccess;
   detail::QuerySpec spec_;
   detail::MatchCache cache_;
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};

@@ -10,6 +10,7 @@
 // allocation-free as long as the sim's systems are (the kernel guarantees the rest).
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/sim.h>
+#include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
 #include <lockstep/world.h>
 
@@ -62,6 +63,12 @@ class Runner {
   // Hash of the state after the last step() / rehash() (tick 0 after construction).
   const StateHash& hash() const noexcept { return hash_; }
 
+  // Optional observer of the tick's slices (inputs, each system, flush, hash); null: none.
+  // Not owned; must outlive its use. A RollbackSession over this runner reports its
+  // snapshot/rollback/resimulation slices to the same probe.
+  void set_probe(TickProbe* probe) noexcept { probe_ = probe; }
+  TickProbe* probe() const noexcept { return probe_; }
+
   // Canonical (little-endian) input bytes ↔ host order, in place, using the input type's
   // field list. No-ops on little-endian hosts. `bytes` holds whole input structs.
   static void canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept;
@@ -79,6 +86,7 @@ class Runner {
   std::uint32_t frame_bytes_ = 0;
   Status status_;
   StateHash hash_{};
+  TickProbe* probe_ = nullptr;
   char failure_[256] = {};
 };
 
