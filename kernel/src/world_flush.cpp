@@ -265,6 +265,8 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     return capacity;
   }
 
+  if (observers_ != nullptr) observers_before_apply(buffer, staged_count);  // OnRemove (observers.cpp)
+
   // ---------------- apply ----------------
   for (std::uint32_t a = archetype_count_; a < planned_archetypes; ++a) {
     std::uint32_t id = 0;
@@ -438,10 +440,12 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     }
   }
 
+  if (observers_ != nullptr) observers_after_apply(buffer, staged_count);  // OnAdd, OnSet
+
   reset_stages();
   buffer.clear();
   debug_check();
-  return first_error;
+  return observers_ != nullptr ? observers_finish(first_error) : first_error;
 }
 
 }  // namespace lockstep

@@ -54,6 +54,10 @@ struct QueryAccess {
 // components). Returns InvalidArgument when an added/changed term names an untracked type.
 Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
 
+// System access (system_access.h): every fetch of the query must be declared by the running
+// system (read fetches Read or Write, write fetches Write). Ok when none is installed.
+Status check_query_access(const World& w, const QuerySpec& spec) noexcept;
+
 // The row filter of one query call, with everything in locals of the row loop (a write
 // through a component reference may alias the world's uint64 fields, so nothing is read
 // through the world or the spec inside the loop).
@@ -405,6 +409,8 @@ class CachedQuery {
   Status each(World& world, Fn&& fn) {
     if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
     if (Status s = refresh(world); !s.ok()) return s;
+    if (world.access() != nullptr)
+      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
     detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
     guard.matched_archetypes = cache_.matched;
