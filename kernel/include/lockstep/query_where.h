@@ -355,10 +355,26 @@ Status count_where(Q& q, const World& world, const Predicate& p, std::uint64_t& 
   out = 0;
   PredicateBinding b;
   if (Status s = detail::prepare_read(q, world, p, b); !s.ok()) return s;
+  const detail::QuerySpec& spec = detail::WhereAccess::spec(q);
   std::uint64_t n = 0;
-  detail::where_rows(world, detail::WhereAccess::spec(q), detail::WhereAccess::cache(q).matched,
-                     detail::WhereAccess::since(q), p, b, false,
-                     [&](const detail::Archetype&, std::uint32_t, std::uint32_t, const std::uint8_t*) { ++n; });
+  if (detail::needs_row_checks(world, spec)) {
+    detail::where_rows(world, spec, detail::WhereAccess::cache(q).matched, detail::WhereAccess::since(q), p, b, false,
+                       [&](const detail::Archetype&, std::uint32_t, std::uint32_t, const std::uint8_t*) { ++n; });
+  } else {
+    // No row terms: whole blocks count by popcount.
+    const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
+    const bool always = p.isAlways();
+    detail::for_each_id(detail::WhereAccess::cache(q).matched, [&](std::uint32_t id) {
+      const detail::Archetype& a = archetypes[id];
+      if (always) {
+        n += a.rows;
+        return;
+      }
+      for (std::uint32_t begin = 0; begin < a.rows; begin += 64)
+        n += static_cast<std::uint64_t>(
+            std::popcount(detail::predicate_block(p, b, a, begin, a.rows - begin < 64 ? a.rows - begin : 64)));
+    });
+  }
   out = n;
   return Status::Ok();
 }
