@@ -52,6 +52,8 @@ Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
 // System access (system_access.h): every fetch of the query must be declared by the running
 // system (read fetches Read or Write, write fetches Write). Ok when none is installed.
 Status check_query_access(const World& w, const QuerySpec& spec) noexcept;
+// Reports an undeclared access of the running system (for checks made outside World).
+Status access_violation_of(const World& w, AccessKind kind, std::uint32_t id) noexcept;
 
 // The row filter of one query call, with everything in locals of the row loop (a write
 // through a component reference may alias the world's uint64 fields, so nothing is read

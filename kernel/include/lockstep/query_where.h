@@ -254,7 +254,16 @@ Status prepare_read(Q& q, const World& w, const Predicate& p, PredicateBinding& 
   if constexpr (std::is_same_v<Q, DynamicQuery>)
     if (!WhereAccess::built(q)) return {ErrorCode::InvalidArgument, "DynamicQuery: the query was not built"};
   if (Status s = q.refresh(w); !s.ok()) return s;
-  return bind(p, w, b);
+  if (Status s = bind(p, w, b); !s.ok()) return s;
+  // System access (docs/systems.md): the fetches as for each(), and Read of every component
+  // the predicate looks at.
+  if (w.access() != nullptr) {
+    if (Status s = check_query_access(w, WhereAccess::spec(q)); !s.ok()) return s;
+    for (std::uint32_t k = 0; k < p.atomCount(); ++k)
+      if (b.component[k] != PredicateBinding::kUnbound && !w.access()->allows(AccessKind::ReadComponent, b.component[k]))
+        return access_violation_of(w, AccessKind::ReadComponent, b.component[k]);
+  }
+  return Status::Ok();
 }
 
 // The order/select walk shared by both query kinds (no callbacks, nothing handed out).
