@@ -27,6 +27,7 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
     return false;
   }
   // The tick contract of replay/sim.h, stage by stage (Runner::advance runs the same).
+  w.beginTick();
   runner.sim().apply_inputs(w, inputs);
   std::uint32_t stage = 0;
   if (!after(stage++, w)) return false;

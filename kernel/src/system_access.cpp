@@ -72,6 +72,7 @@ std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
     (void)access_violation(kind, u, Entity::null());
     return nullptr;
   }
+  if (write) marks_.resource_written(u);
   return resource_data_ptr(u);
 }
 

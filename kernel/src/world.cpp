@@ -116,6 +116,7 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
   component_by_key_[key] = static_cast<std::uint16_t>(component_count_);
   ++component_count_;
   layout_epoch_ = detail::next_layout_epoch();
+  marks_.all_written();
   return Status::Ok();
 }
 
@@ -138,6 +139,7 @@ Status World::register_resource(std::uint32_t key, const TypeDescriptor& d, std:
   resource_used_ = static_cast<std::uint32_t>(offset + size);
   resource_by_key_[key] = static_cast<std::uint16_t>(resource_count_);
   ++resource_count_;
+  marks_.all_written();
   return Status::Ok();
 }
 
@@ -419,6 +421,7 @@ Status World::destroy(Entity e) noexcept {
   }
   if (observers_ != nullptr) notify_destroying(e);
   Archetype& a = archetypes_[arch];
+  mark_archetype_written(a);
   remove_row(a, rows_[e.slot]);
   used_row_bytes_ -= a.row_bytes;
   restrict_disabled(e.slot, IdSet256{});
@@ -448,6 +451,7 @@ Status World::clear() noexcept {
       }
     }
   }
+  marks_.all_written();
   if (observers_ != nullptr) notify_clearing();
   for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
     if (alive_[slot] == 0) continue;
@@ -501,7 +505,10 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
     (void)report(ev);
     return nullptr;
   }
-  if (p != nullptr) mark_changed(e.slot, component_id);
+  if (p != nullptr) {
+    mark_changed(e.slot, component_id);
+    marks_.component_written(component_id);
+  }
   return p;
 }
 
@@ -525,6 +532,7 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
     std::memcpy(column_base(src, column) + std::size_t{rows_[e.slot]} * src.column_size[column], value,
                 src.column_size[column]);
     mark_changed(e.slot, id);
+    marks_.component_written(id);
     return observers_ != nullptr ? notify_set(e, id, false) : Status::Ok();
   }
   IdSet256 mask = src.mask;
@@ -560,6 +568,8 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
   } else if (Status s = create_archetype(mask, target); !s.ok()) {
     return s;
   }
+  mark_archetype_written(archetypes_[source]);
+  mark_archetype_written(archetypes_[target]);
   Status s = move_entity(e.slot, target, mask.contains(id) ? id : 0xFFFFFFFFu, value);
   if (s.ok()) {
     restrict_disabled(e.slot, mask);

@@ -55,6 +55,9 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   const std::uint32_t n = buffer.size();
   if (n > config_.command_capacity)
     return {ErrorCode::CapacityExceeded, "flush: buffer larger than WorldConfig::command_capacity"};
+  // Incremental hashing: a flush may touch rows of any archetype (conservative).
+  if (n != 0)
+    for (std::uint32_t c = 0; c < component_count_; ++c) marks_.component_written(c);
 
   // ---------------- plan ----------------
   std::uint32_t staged_count = 0;

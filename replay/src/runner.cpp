@@ -56,6 +56,7 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   const std::uint64_t tick = w.tick();
   {
     const ProbeScope slice(probe_, Slice::Inputs, tick);
+    w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)
     sim_->apply_inputs(w, inputs);
   }
   const auto systems = systems_.systems();
@@ -100,7 +101,7 @@ Status Runner::step(std::span<const std::byte> inputs) noexcept {
 
 const StateHash& Runner::rehash() noexcept {
   const ProbeScope slice(probe_, Slice::Hash, world_->tick());
-  hash_ = hash_world(*world_);
+  hash_ = hasher_.hash(*world_);
   return hash_;
 }
 

@@ -43,6 +43,11 @@ struct QueryAccess {
   static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
   static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
+  // Write terms hand out mutable rows: mark them for incremental hashing (detail/write_marks.h).
+  static void mark_writes(World& w, const QuerySpec& spec) noexcept {
+    for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
+      if (spec.fetch[k].access == Access::Write && !spec.fetch[k].missing) w.marks_.component_written(spec.fetch[k].id);
+  }
 };
 
 // Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
@@ -408,6 +413,7 @@ class CachedQuery {
     if (Status s = refresh(world); !s.ok()) return s;
     if (world.access() != nullptr)
       if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+    detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
     guard.matched_archetypes = cache_.matched;
     guard.read_components = spec_.read_set;

@@ -159,6 +159,7 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
   if (Status s = refresh(world); !s.ok()) return s;
   if (world.access() != nullptr)
     if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+  detail::QueryAccess::mark_writes(world, spec_);
   detail::IterationGuard guard;
   guard.matched_archetypes = cache_.matched;
   guard.read_components = spec_.read_set;

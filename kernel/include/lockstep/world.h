@@ -9,6 +9,8 @@
 #include <lockstep/command_buffer.h>
 #include <lockstep/component.h>
 #include <lockstep/detail/storage_image.h>
+#include <lockstep/detail/scratch_store.h>
+#include <lockstep/detail/write_marks.h>
 #include <lockstep/entity.h>
 #include <lockstep/events.h>
 #include <lockstep/observers.h>
@@ -177,6 +179,9 @@ class World {
   // ---- resources -----------------------------------------------------------------------
   // While a system's access is installed, the mutable form needs the resource declared
   // Write and the const forms Read or Write (null + event otherwise; docs/systems.md).
+  // The mutable form also marks the resource as written (incremental hashing re-hashes it):
+  // read through a const World& where a system only reads. A pointer obtained before a
+  // hash must not be written after it (fetch it again; docs/hashing.md).
   template <class T>
   T* resource() noexcept {
     return reinterpret_cast<T*>(resource_bytes(resource_id_of(detail::type_key<T>()), true));
@@ -189,6 +194,37 @@ class World {
   const T* readResource() const noexcept {
     return resource<T>();
   }
+
+  // ---- scratch resources (docs/kernel.md, "Scratch resources") ---------------------------
+  // Per-tick working memory owned by the world: `count` elements of T, allocated once here
+  // (registration belongs to building the world) and zeroed by beginTick() — the first thing
+  // of every tick (Runner::advance) — and by a successful load(). Not state: never hashed,
+  // snapshotted, saved to files, dumped or diffed, so a system must not carry anything in it
+  // from one tick to the next (it reads zero). At most 16 per world.
+  template <class T>
+  Status registerScratch(std::uint32_t count = 1) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>, "scratch types must be trivially copyable");
+    return register_scratch(detail::type_key<T>(), describe<T>(), sizeof(T), alignof(T), count);
+  }
+  // The first element, or null when T is not a registered scratch type.
+  template <class T>
+  T* scratch() noexcept {
+    const std::int32_t i = scratch_res_.find(detail::type_key<T>());
+    return i < 0 ? nullptr : reinterpret_cast<T*>(scratch_res_.entries[i].data);
+  }
+  template <class T>
+  const T* scratch() const noexcept {
+    return const_cast<World*>(this)->scratch<T>();
+  }
+  template <class T>
+  std::uint32_t scratchCount() const noexcept {
+    const std::int32_t i = scratch_res_.find(detail::type_key<T>());
+    return i < 0 ? 0 : scratch_res_.entries[i].count;
+  }
+  // Bytes of all scratch resources (what beginTick zeroes).
+  std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
+  // Zeroes every scratch resource. Call it first in every tick (Runner::advance does).
+  void beginTick() noexcept { scratch_res_.zero(); }
 
   // ---- tick ----------------------------------------------------------------------------
   std::uint64_t tick() const noexcept { return tick_; }
@@ -266,6 +302,11 @@ class World {
   void save(Snapshot& out) const noexcept;
   Status load(const Snapshot& in) noexcept;
 
+  // Conservative write marks for incremental hashing (detail/write_marks.h), and a
+  // process-unique identity so a hasher never reuses sub-hashes of another world.
+  const detail::WriteMarks& writeMarks() const noexcept { return marks_; }
+  std::uint64_t identity() const noexcept { return identity_; }
+
   // Full invariant check (rows ascending, entity table consistent, budgets); returns
   // Internal on the first broken invariant. Debug builds run it after every mutation.
   Status checkInvariants() const noexcept;
@@ -282,6 +323,8 @@ class World {
                             std::uint32_t align) noexcept;
   Status register_resource(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                            std::uint32_t align, const void* initial) noexcept;
+  Status register_scratch(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size, std::uint32_t align,
+                          std::uint32_t count) noexcept;
   std::int32_t component_id_of(std::uint32_t key) const noexcept {
     if (key >= detail::kMaxTypeKeys) return -1;
     const std::uint16_t id = component_by_key_[key];
@@ -347,6 +390,10 @@ class World {
   void release_slot(std::uint32_t slot) noexcept;
   void debug_check() const noexcept;
   mutable std::uint64_t debug_checks_ = 0;
+  // Every column of `a` may change (rows added, removed or reordered).
+  void mark_archetype_written(const detail::Archetype& a) noexcept {
+    for (std::uint32_t k = 0; k < a.column_count; ++k) marks_.component_written(a.component_ids[k]);
+  }
 
   // Row state (world_row_state.cpp): enable bits and change ticks.
   std::size_t tick_index(std::uint32_t slot, std::uint32_t track) const noexcept {
@@ -383,6 +430,9 @@ class World {
   // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
   // registry grew, so cached queries know to rebuild instead of extending their match set.
   std::uint64_t layout_epoch_ = detail::next_layout_epoch();
+  const std::uint64_t identity_ = detail::next_layout_epoch();
+  detail::WriteMarks marks_;
+  detail::ScratchStore scratch_res_;
 
   // Entity table (SoA, indexed by slot).
   std::unique_ptr<std::uint32_t[]> generations_;
@@ -547,6 +597,8 @@ Status World::each(Fn&& fn, Tags...) {
       if (!is_read[k] && track_of_[ids[k]] != kUntracked) marks = true;
     }
     if (disabled_total_ == 0) skip = 0;
+    for (std::size_t k = 0; k < N; ++k)
+      if (!is_read[k]) marks_.component_written(ids[k]);
     detail::GuardScope scope(guard_, guard);
     for (std::uint32_t m = 0; m < matched_count; ++m) {
       if (skip == 0 && !marks)

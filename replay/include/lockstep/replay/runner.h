@@ -5,9 +5,11 @@
 //   check_config → world_config → World → setup (registers types, declares systems) →
 //   system access check → init (tick-0 state) → hash of tick 0.
 // step(inputs) then runs exactly the tick contract of sim.h:
-//   apply_inputs → every system in declared order → flush → advanceTick → hash.
+//   beginTick (scratch zeroed) → apply_inputs → every system in declared order → flush →
+//   advanceTick → hash.
 // After construction nothing here allocates: step(), advance() and rehash() are
 // allocation-free as long as the sim's systems are (the kernel guarantees the rest).
+#include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/tick_probe.h>
@@ -58,7 +60,9 @@ class Runner {
   // The tick without the hash (benchmarks time hashing separately); hash() is stale until
   // rehash().
   Status advance(std::span<const std::byte> inputs) noexcept;
-  // Hashes the current state, stores and returns it.
+  // Hashes the current state, stores and returns it. Incremental (IncrementalHasher): equal
+  // to hash_world(world()) as long as no mutable pointer is written after the hash it was
+  // obtained before (docs/hashing.md).
   const StateHash& rehash() noexcept;
   // Hash of the state after the last step() / rehash() (tick 0 after construction).
   const StateHash& hash() const noexcept { return hash_; }
@@ -86,6 +90,7 @@ class Runner {
   std::uint32_t frame_bytes_ = 0;
   Status status_;
   StateHash hash_{};
+  IncrementalHasher hasher_;
   TickProbe* probe_ = nullptr;
   char failure_[256] = {};
 };
