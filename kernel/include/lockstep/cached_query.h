@@ -43,11 +43,20 @@ struct QueryAccess {
   static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
   static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
+  // Write terms hand out mutable rows: mark them for incremental hashing (detail/write_marks.h).
+  static void mark_writes(World& w, const QuerySpec& spec) noexcept {
+    for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
+      if (spec.fetch[k].access == Access::Write && !spec.fetch[k].missing) w.marks_.component_written(spec.fetch[k].id);
+  }
 };
 
 // Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
 // components). Returns InvalidArgument when an added/changed term names an untracked type.
 Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
+
+// System access (system_access.h): every fetch of the query must be declared by the running
+// system (read fetches Read or Write, write fetches Write). Ok when none is installed.
+Status check_query_access(const World& w, const QuerySpec& spec) noexcept;
 
 // The row filter of one query call, with everything in locals of the row loop (a write
 // through a component reference may alias the world's uint64 fields, so nothing is read
@@ -400,6 +409,9 @@ class CachedQuery {
   Status each(World& world, Fn&& fn) {
     if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
     if (Status s = refresh(world); !s.ok()) return s;
+    if (world.access() != nullptr)
+      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+    detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
     guard.matched_archetypes = cache_.matched;
     guard.read_components = spec_.read_set;
