@@ -297,6 +297,7 @@ Status each_where(CachedQuery<Terms...>& q, World& world, const Predicate& p, Fn
   PredicateBinding b;
   if (Status s = detail::prepare_read(q, world, p, b); !s.ok()) return s;
   const detail::QuerySpec& spec = detail::WhereAccess::spec(q);
+  detail::QueryAccess::mark_writes(world, spec);  // incremental hashing (detail/write_marks.h)
   detail::IterationGuard guard;
   guard.matched_archetypes = detail::WhereAccess::cache(q).matched;
   guard.read_components = spec.read_set;
@@ -322,6 +323,7 @@ Status each_where(DynamicQuery& q, World& world, const Predicate& p, Fn&& fn) {
   PredicateBinding b;
   if (Status s = detail::prepare_read(q, world, p, b); !s.ok()) return s;
   const detail::QuerySpec& spec = detail::WhereAccess::spec(q);
+  detail::QueryAccess::mark_writes(world, spec);  // incremental hashing (detail/write_marks.h)
   detail::IterationGuard guard;
   guard.matched_archetypes = detail::WhereAccess::cache(q).matched;
   guard.read_components = spec.read_set;
