@@ -6,9 +6,10 @@
 namespace lockstep::cli {
 
 inspect::Bundle synctest_bundle(const replay::Sim& sim, const replay::SimConfig& config,
-                                const inspect::SystemSyncResult& r, const std::string& report) {
+                                const inspect::SystemSyncResult& r, const std::string& report,
+                                const std::string& source) {
   inspect::Bundle b;
-  b.source = "synctest";
+  b.source = source;
   inspect::set_sim(b, sim, config);
   b.tick = r.tick;
   b.system = r.system;

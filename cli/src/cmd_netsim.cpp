@@ -7,6 +7,7 @@
 #include "common.h"
 #include "bundle_cli.h"
 #include "rollback_cli.h"
+#include "timing_trace.h"
 
 #include <lockstep/inspect/diff.h>
 #include <lockstep/rollback/desync_bundle.h>
@@ -40,6 +41,7 @@ struct NetsimArgs {
   std::uint32_t tick_hz = 60;
   std::string record;
   std::string bundle_dir;
+  std::string trace_out;
   bool json = false;
 };
 
@@ -53,6 +55,8 @@ std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
 int netsim_cmd(const NetsimArgs& a) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
+  if (!a.trace_out.empty())
+    if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   const replay::Sim* sim = find_sim_or_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
@@ -100,11 +104,17 @@ int netsim_cmd(const NetsimArgs& a) {
   rollback::Netsim net(o);
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: cannot set up the match: " + std::string(net.status().message()));
+  // One trace lane per peer: its ticks, snapshot saves, rollbacks and resimulations.
+  TimingTrace trace("lockstep netsim " + a.sim);
+  if (!a.trace_out.empty())
+    for (std::uint32_t p = 0; p < net.peers(); ++p) net.runner(p).set_probe(&trace.lane(p, "peer " + std::to_string(p)));
   const auto start = std::chrono::steady_clock::now();
   const rollback::NetsimReport& r = net.run();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!net.status().ok())
     return report_error(a.json, kExitBadInput, "netsim: a peer failed: " + std::string(net.status().message()));
+  if (!a.trace_out.empty())
+    if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
 
   std::string recorded;
   if (!a.record.empty()) {
@@ -128,11 +138,25 @@ int netsim_cmd(const NetsimArgs& a) {
       theirs = other.checkpoint(d.event.tick);
       if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
     }
-    if (!r.peers_agree && r.disagreement_tick < d.event.tick)
+    // The states of the first divergent confirmed tick itself, captured during the match
+    // (netsim.h: NetsimDivergence); else those of the hash-report tick.
+    const rollback::NetsimDivergence& fd = net.first_divergence();
+    const bool exact = fd.found && fd.states_kept && fd.tick <= d.event.tick;
+    const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
+    if (exact)
+      evidence = "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " vs " + lb +
+                 ": confirmed state hashes differ); states of that tick kept\n" + evidence;
+    else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
       evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
                  "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
                  " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
-    if (ours != nullptr && theirs != nullptr) {
+    if (exact) {
+      inspect::DiffOptions dopt;
+      dopt.limit = 12;
+      const inspect::StateDiff sd = inspect::diff(fd.a, fd.b, dopt);
+      evidence += "state diff at tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
+                  inspect::format_text(sd, la, lb);
+    } else if (ours != nullptr && theirs != nullptr) {
       inspect::DiffOptions dopt;
       dopt.limit = 12;
       const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
@@ -142,14 +166,25 @@ int netsim_cmd(const NetsimArgs& a) {
       evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
     }
     if (!a.bundle_dir.empty()) {
-      inspect::Bundle b = rollback::session_desync_bundle(mine, theirs, "netsim");
-      b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+      inspect::Bundle b;
+      if (exact) {
+        b.source = "netsim";
+        inspect::set_sim(b, *o.sim, o.config);
+        b.tick = fd.tick;
+        b.facts = inspect::build_facts(o.sim, &fd.a);
+        b.sides.push_back({la, true, fd.a, inspect::breakdown(fd.hash_a)});
+        b.sides.push_back({lb, true, fd.b, inspect::breakdown(fd.hash_b)});
+      } else {
+        b = rollback::session_desync_bundle(mine, theirs, "netsim");
+        b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+      }
       b.report = evidence;
       // The confirmed inputs from the initial state to the kept states.
       const replay::Replay& log = net.confirmed(0);
       b.inputs_from = 0;
       b.frame_bytes = log.header.frame_bytes();
-      for (std::uint64_t t = 0; t < d.event.tick && t < log.frame_count(); ++t) {
+      const std::uint64_t states_at = exact ? fd.tick : d.event.tick;
+      for (std::uint64_t t = 0; t < states_at && t < log.frame_count(); ++t) {
         const auto f = log.frame(t);
         b.inputs.insert(b.inputs.end(), f.begin(), f.end());
       }
@@ -274,6 +309,7 @@ Command add_netsim(CLI::App& root) {
       ->capture_default_str();
   app->add_option("--tick-hz", a->tick_hz, "Tick rate")->capture_default_str()->check(CLI::Range(1u, 1000u));
   app->add_option("--record", a->record, "Write peer 0's confirmed inputs and hashes as a replay file");
+  app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace, one thread per peer");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle (both peers' states) here on the first desync");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"

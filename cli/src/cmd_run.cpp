@@ -2,6 +2,7 @@
 // print a summary: ticks, final hash, ticks/s, tick time p50/p99/max. Recorded hashes, when
 // the replay has them, are checked on the way (exit 1 at the first divergent tick).
 #include "common.h"
+#include "timing_trace.h"
 
 #include <cstdio>
 
@@ -13,9 +14,12 @@ struct RunArgs {
   bool json = false;
   bool allow_partial = false;
   bool no_progress = false;
+  std::string trace_out;
 };
 
 int run_cmd(const RunArgs& a) {
+  if (!a.trace_out.empty())
+    if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
@@ -23,6 +27,8 @@ int run_cmd(const RunArgs& a) {
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + runner.status().message());
   const replay::Replay& r = loaded.replay;
+  TimingTrace trace("lockstep run " + loaded.name);
+  if (!a.trace_out.empty()) runner.set_probe(&trace.lane(0, "sim"));
   std::uint64_t checked = 0;
   std::string divergence;
   TickStats stats;
@@ -36,6 +42,8 @@ int run_cmd(const RunArgs& a) {
                                  return int{kExitMismatch};
                                });
   if (rc == kExitBadInput) return rc;
+  if (!a.trace_out.empty())  // also for a desync: the trace shows the ticks up to it
+    if (int wrc = write_timing_trace(trace, a.trace_out, a.json); wrc != kExitOk) return wrc;
   if (rc == kExitMismatch) {
     std::fprintf(stderr, "lockstep: DESYNC %s: %s\n", loaded.name.c_str(), divergence.c_str());
     if (a.json) {
@@ -84,6 +92,7 @@ Command add_run(CLI::App& root) {
   app->add_flag("--allow-partial", args->allow_partial, "Check an incomplete replay (no END block) up to its last complete block");
   app->add_flag("--json", args->json, "Machine-readable summary on stdout");
   app->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
+  app->add_option("--trace-out", args->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
   app->footer("Examples:\n"
               "  lockstep run\n"
               "  lockstep run fixtures/duel/duel.replay\n"

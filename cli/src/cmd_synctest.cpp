@@ -4,6 +4,7 @@
 // components are named. 2: bad input or usage.
 #include "common.h"
 #include "bundle_cli.h"
+#include "per_system.h"
 #include "rollback_cli.h"
 
 #include <lockstep/inspect/systems.h>
@@ -68,28 +69,7 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
     }
     return kExitOk;
   }
-  const std::string where = inspect::describe(r);
-  std::string bundle;
-  if (!a.bundle_dir.empty()) {
-    const inspect::Bundle b = synctest_bundle(sim, config, r, "DESYNC " + where);
-    if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
-  }
-  std::fprintf(stderr, "lockstep: DESYNC %s: running tick %llu twice from the same state: %s\n", name.c_str(),
-               static_cast<unsigned long long>(r.tick), where.c_str());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("source", name).field("per_system", true)
-        .field("tick", r.tick).field("system", r.system).field("report", where);
-    if (!bundle.empty()) j.field("bundle", bundle);
-    j.end();
-    std::string out = j.str();
-    out.pop_back();  // splice the diff object in
-    out += ",\"diff\":" + inspect::format_json(r.diff) + "}";
-    std::printf("%s\n", out.c_str());
-  } else {
-    std::printf("DESYNC %s\n%s", where.c_str(), inspect::format_text(r.diff, "first", "again").c_str());
-  }
-  return kExitMismatch;
+  return report_system_divergence("synctest", name, sim, config, r, a.bundle_dir, a.json);
 }
 
 int synctest_cmd(const SyncArgs& a) {

@@ -5,6 +5,7 @@
 #include "bundle_cli.h"
 #include "common.h"
 #include "farm.h"
+#include "per_system.h"
 #include "verify_forensics.h"
 
 #include <lockstep/inspect/diff.h>
@@ -24,12 +25,17 @@ struct VerifyArgs {
   std::string bundle_dir;
   bool json = false;
   bool allow_partial = false;
+  bool per_system = false;
   std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
   FarmOptions farm;
 };
 
 int verify_cmd(const VerifyArgs& a) {
-  if (!a.against.empty()) return verify_against(a.replay, a.against, a.bundle_dir, a.json);
+  if (!a.against.empty()) {
+    if (a.per_system)
+      return report_error(a.json, kExitBadInput, "verify: --per-system runs one recording's inputs; it does not combine with --against");
+    return verify_against(a.replay, a.against, a.bundle_dir, a.json);
+  }
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
@@ -75,7 +81,7 @@ int verify_cmd(const VerifyArgs& a) {
   std::string source, parts;
   int bad_input = kExitOk;
   std::string bad_message;
-  const int rc = replay_frames(loaded, runner, false, nullptr, [&](std::uint64_t tick, const StateHash& h) {
+  const auto on_tick = [&](std::uint64_t tick, const StateHash& h) {
     if (tick < r.hashes.size()) {
       ++recorded_checked;
       const auto d = diff_recorded(r, tick, h);
@@ -119,7 +125,14 @@ int verify_cmd(const VerifyArgs& a) {
       std::swap(prev, cur);
     }
     return int{kExitOk};
-  });
+  };
+  // --per-system: the same checks on every tick, with each tick run twice from the same state
+  // and hashed after every stage (the synctest gate, per_system.h) in the same pass.
+  inspect::SystemSyncResult by_system;
+  const int rc = a.per_system ? replay_frames_by_system(loaded, runner, on_tick, by_system)
+                              : replay_frames(loaded, runner, false, nullptr, on_tick);
+  if (a.per_system && !by_system.ok && bad_input == kExitOk)
+    return report_system_divergence("verify", loaded.name, *loaded.sim, r.header.config, by_system, a.bundle_dir, a.json);
   if (bad_input != kExitOk) return report_error(a.json, kExitBadInput, bad_message);
   if (rc == kExitBadInput) return rc;
   const std::uint64_t last_tick = r.frame_count();
@@ -204,6 +217,9 @@ Command add_verify(CLI::App& root) {
                   "Another recording of the same inputs (e.g. from another build or machine): compare the two "
                   "recordings' hashes and checkpoints tick by tick");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle here at the first divergent tick");
+  app->add_flag("--per-system", a->per_system,
+                "Also run every tick twice from the same state, hash after every system, and name the first "
+                "system, entity and field whose output differs (as synctest --per-system)");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   add_farm_options(*app, a->farm, true);
   app->footer("Examples:\n"
@@ -211,6 +227,7 @@ Command add_verify(CLI::App& root) {
               "  lockstep verify replays/ --traces-beside --jobs 4 --shard 2/8 --junit verify.xml\n"
               "  lockstep verify built-with-gcc.replay --against built-with-clang.replay --bundle-dir out/\n"
               "  lockstep verify my.replay --json\n"
+              "  lockstep verify my.replay --per-system --bundle-dir out/\n"
               "Exit codes: 0 every tick matches; 1 first divergent tick and the differing components\n"
               "are named; 2 unreadable or mismatched input (bad file, unknown sim, schema change).");
   return {app, [a] {
@@ -225,9 +242,14 @@ Command add_verify(CLI::App& root) {
             return run_farm("verify", a->replays, a->farm, [a](const std::string& replay) {
               VerifyArgs one;
               one.replay = replay;
+              // The incomplete-replay rule holds per replay, in-process and in --jobs children alike.
+              one.allow_partial = a->allow_partial;
+              one.per_system = a->per_system;
               if (a->farm.traces_beside) one.trace = (std::filesystem::path(replay).replace_extension(".trace")).generic_string();
               FarmTask t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
               if (!one.trace.empty()) t.args.insert(t.args.end(), {"--trace", one.trace});
+              if (one.allow_partial) t.args.push_back("--allow-partial");
+              if (one.per_system) t.args.push_back("--per-system");
               return t;
             });
           }};

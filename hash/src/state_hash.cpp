@@ -3,6 +3,7 @@
 #include <lockstep/world.h>
 
 #include "canonical.h"
+#include "state_hash_parts.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -93,120 +94,133 @@ bool operator==(const StateHash& a, const StateHash& b) noexcept {
   return true;
 }
 
+namespace hash_detail {
+
+std::uint64_t hash_entities_part(const StorageView& view, bool fast) noexcept {
+  Stream s;
+  const std::uint32_t slots = view.slot_count();
+  s.u32(slots);
+  s.u32s(view.generations().first(slots), fast);
+  const auto alive = view.alive().first(slots);
+  s.bytes(reinterpret_cast<const std::byte*>(alive.data()), alive.size());
+  const auto free_slots = view.free_slots();
+  s.u32(static_cast<std::uint32_t>(free_slots.size()));
+  s.u32s(free_slots, fast);
+  // Row state, appended only when present so worlds without it hash as before.
+  if (view.disabled_count() != 0) {
+    s.u32(kEnableTag);
+    s.u64(view.disabled_count());
+    const auto bits = view.disabled_bits();
+    for (std::uint32_t slot = 0; slot < bits.size(); ++slot) {
+      if (bits[slot] == 0) continue;
+      s.u32(slot);
+      s.u64(bits[slot]);
+    }
+  }
+  const auto tracked = view.tracked_components();
+  if (!tracked.empty()) {
+    s.u32(kTicksTag);
+    s.u32(static_cast<std::uint32_t>(tracked.size()));
+    s.bytes(reinterpret_cast<const std::byte*>(tracked.data()), tracked.size());
+    for (std::uint32_t i = 0; i < tracked.size(); ++i) {
+      for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
+        if (column_of(view.archetype_components(a), tracked[i]) < 0) continue;
+        const auto row_slots = view.archetype_slots(a);
+        s.u32(a);
+        s.u32(static_cast<std::uint32_t>(row_slots.size()));
+        for (const std::uint32_t slot : row_slots) {
+          s.u64(view.added_tick(slot, i));
+          s.u64(view.changed_tick(slot, i));
+        }
+      }
+    }
+  }
+  return s.digest();
+}
+
+std::uint64_t hash_archetypes_part(const StorageView& view, bool fast) noexcept {
+  Stream s;
+  const std::uint32_t archetype_count = view.archetype_count();
+  s.u32(archetype_count);
+  for (std::uint32_t a = 0; a < archetype_count; ++a) {
+    const auto comps = view.archetype_components(a);
+    const std::uint32_t rows = view.archetype_rows(a);
+    s.u32(a);
+    s.u32(static_cast<std::uint32_t>(comps.size()));
+    s.bytes(reinterpret_cast<const std::byte*>(comps.data()), comps.size());
+    s.u32(rows);
+    s.u32s(view.archetype_slots(a).first(rows), fast);
+  }
+  return s.digest();
+}
+
+std::uint64_t hash_component_part(const StorageView& view, std::uint32_t c, bool fast) noexcept {
+  const TypeDescriptor& d = view.component(c);
+  Stream s;
+  for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
+    const int col = column_of(view.archetype_components(a), c);
+    if (col < 0) continue;
+    const std::uint32_t rows = view.archetype_rows(a);
+    s.u32(a);
+    s.u32(rows);
+    s.values(d, view.column_bytes(a, static_cast<std::uint32_t>(col)), rows, fast);
+  }
+  return s.digest();
+}
+
+std::uint64_t hash_resource_part(const StorageView& view, std::uint32_t r, bool fast) noexcept {
+  const TypeDescriptor& d = view.resource(r);
+  Stream one;
+  one.u32(r);
+  one.u32(d.size);
+  one.values(d, view.resource_bytes(r), 1, fast);
+  return one.digest();
+}
+
+std::uint64_t hash_resources_part(const StorageView& view, bool fast) noexcept {
+  Stream s;
+  const std::uint32_t n = view.resource_count();
+  s.u32(n);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const TypeDescriptor& d = view.resource(r);
+    s.u32(r);
+    s.u32(d.size);
+    s.values(d, view.resource_bytes(r), 1, fast);
+  }
+  return s.digest();
+}
+
+std::uint64_t fold_total(const StateHash& h) noexcept {
+  Stream s;
+  s.u32(kTotalTag);
+  s.u32(kLayoutVersion);
+  s.u64(h.tick);
+  s.u64(h.entities);
+  s.u64(h.archetypes);
+  s.u64(h.resources);
+  s.u32(h.component_count);
+  for (std::uint32_t c = 0; c < h.component_count; ++c) s.u64(h.components[c]);
+  return s.digest();
+}
+
+}  // namespace hash_detail
+
 StateHash hash_storage(const StorageView& view, HashPath path) noexcept {
   const bool fast = path == HashPath::Auto;
   StateHash h;
   h.tick = view.tick();
-
-  {  // entities
-    Stream s;
-    const std::uint32_t slots = view.slot_count();
-    s.u32(slots);
-    s.u32s(view.generations().first(slots), fast);
-    const auto alive = view.alive().first(slots);
-    s.bytes(reinterpret_cast<const std::byte*>(alive.data()), alive.size());
-    const auto free_slots = view.free_slots();
-    s.u32(static_cast<std::uint32_t>(free_slots.size()));
-    s.u32s(free_slots, fast);
-    // Row state, appended only when present so worlds without it hash as before.
-    if (view.disabled_count() != 0) {
-      s.u32(kEnableTag);
-      s.u64(view.disabled_count());
-      const auto bits = view.disabled_bits();
-      for (std::uint32_t slot = 0; slot < bits.size(); ++slot) {
-        if (bits[slot] == 0) continue;
-        s.u32(slot);
-        s.u64(bits[slot]);
-      }
-    }
-    const auto tracked = view.tracked_components();
-    if (!tracked.empty()) {
-      s.u32(kTicksTag);
-      s.u32(static_cast<std::uint32_t>(tracked.size()));
-      s.bytes(reinterpret_cast<const std::byte*>(tracked.data()), tracked.size());
-      for (std::uint32_t i = 0; i < tracked.size(); ++i) {
-        for (std::uint32_t a = 0; a < view.archetype_count(); ++a) {
-          if (column_of(view.archetype_components(a), tracked[i]) < 0) continue;
-          const auto row_slots = view.archetype_slots(a);
-          s.u32(a);
-          s.u32(static_cast<std::uint32_t>(row_slots.size()));
-          for (const std::uint32_t slot : row_slots) {
-            s.u64(view.added_tick(slot, i));
-            s.u64(view.changed_tick(slot, i));
-          }
-        }
-      }
-    }
-    h.entities = s.digest();
-  }
-
-  const std::uint32_t archetype_count = view.archetype_count();
-  {  // archetype structure
-    Stream s;
-    s.u32(archetype_count);
-    for (std::uint32_t a = 0; a < archetype_count; ++a) {
-      const auto comps = view.archetype_components(a);
-      const std::uint32_t rows = view.archetype_rows(a);
-      s.u32(a);
-      s.u32(static_cast<std::uint32_t>(comps.size()));
-      s.bytes(reinterpret_cast<const std::byte*>(comps.data()), comps.size());
-      s.u32(rows);
-      s.u32s(view.archetype_slots(a).first(rows), fast);
-    }
-    h.archetypes = s.digest();
-  }
-
+  h.entities = hash_detail::hash_entities_part(view, fast);
+  h.archetypes = hash_detail::hash_archetypes_part(view, fast);
   // Component sub-hashes, component-major so one stream state is live at a time.
   const std::uint32_t component_count =
       view.component_count() < StateHash::kMaxComponents ? view.component_count() : StateHash::kMaxComponents;
   h.component_count = component_count;
-  for (std::uint32_t c = 0; c < component_count; ++c) {
-    const TypeDescriptor& d = view.component(c);
-    Stream s;
-    for (std::uint32_t a = 0; a < archetype_count; ++a) {
-      const int col = column_of(view.archetype_components(a), c);
-      if (col < 0) continue;
-      const std::uint32_t rows = view.archetype_rows(a);
-      s.u32(a);
-      s.u32(rows);
-      s.values(d, view.column_bytes(a, static_cast<std::uint32_t>(col)), rows, fast);
-    }
-    h.components[c] = s.digest();
-  }
-
-  {  // resources, and per resource the same bytes in a stream of their own
-    Stream s;
-    const std::uint32_t n = view.resource_count();
-    s.u32(n);
-    h.resource_count = n < StateHash::kMaxResources ? n : StateHash::kMaxResources;
-    for (std::uint32_t r = 0; r < n; ++r) {
-      const TypeDescriptor& d = view.resource(r);
-      s.u32(r);
-      s.u32(d.size);
-      s.values(d, view.resource_bytes(r), 1, fast);
-      if (r < StateHash::kMaxResources) {
-        Stream one;
-        one.u32(r);
-        one.u32(d.size);
-        one.values(d, view.resource_bytes(r), 1, fast);
-        h.resource_parts[r] = one.digest();
-      }
-    }
-    h.resources = s.digest();
-  }
-
-  {  // total
-    Stream s;
-    s.u32(kTotalTag);
-    s.u32(kLayoutVersion);
-    s.u64(h.tick);
-    s.u64(h.entities);
-    s.u64(h.archetypes);
-    s.u64(h.resources);
-    s.u32(component_count);
-    for (std::uint32_t c = 0; c < component_count; ++c) s.u64(h.components[c]);
-    h.total = s.digest();
-  }
+  for (std::uint32_t c = 0; c < component_count; ++c) h.components[c] = hash_detail::hash_component_part(view, c, fast);
+  const std::uint32_t n = view.resource_count();
+  h.resource_count = n < StateHash::kMaxResources ? n : StateHash::kMaxResources;
+  h.resources = hash_detail::hash_resources_part(view, fast);
+  for (std::uint32_t r = 0; r < h.resource_count; ++r) h.resource_parts[r] = hash_detail::hash_resource_part(view, r, fast);
+  h.total = hash_detail::fold_total(h);
   return h;
 }
 

@@ -27,11 +27,12 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
     return false;
   }
   // The tick contract of replay/sim.h, stage by stage (Runner::advance runs the same).
+  w.beginTick();
   runner.sim().apply_inputs(w, inputs);
   std::uint32_t stage = 0;
   if (!after(stage++, w)) return false;
-  for (const replay::System& s : runner.systems().systems()) {
-    s.run(w);
+  for (std::uint32_t i = 0; i < runner.systems().systems().size(); ++i) {
+    runner.run_system(i);
     if (!after(stage++, w)) return false;
   }
   const Status flushed = w.flush();
@@ -45,7 +46,7 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
 }
 
 SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks, const FrameFn& frames,
-                                    const DiffOptions& options) {
+                                    const DiffOptions& options, const AfterTickFn& after_tick) {
   SystemSyncResult r;
   r.status = runner.status();
   if (!r.status.ok()) return r;
@@ -106,6 +107,10 @@ SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks,
       return r;
     }
     r.ticks = runner.tick();
+    if (after_tick && !after_tick(runner.tick(), w)) {
+      r.stopped = true;
+      return r;
+    }
   }
   return r;
 }

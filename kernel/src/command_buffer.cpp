@@ -21,6 +21,8 @@ void CommandBuffer::clear() noexcept {
 }
 
 Entity CommandBuffer::create() noexcept {
+  if (access_world_ != nullptr && !detail::command_access(*access_world_, static_cast<std::uint8_t>(Op::Create), 0).ok())
+    return Entity::null();
   if (count_ >= command_capacity_) return Entity::null();
   const Entity pending{creates_, Entity::kPendingGeneration};
   commands_[count_++] = Command{Op::Create, 0, {0, 0}, 0, pending, 0, 0, nullptr};
@@ -34,6 +36,9 @@ Status CommandBuffer::destroy(Entity e) noexcept {
 
 Status CommandBuffer::record(Op op, Entity e, std::uint32_t key, const TypeDescriptor* type,
                              const void* value, std::uint32_t size) noexcept {
+  if (access_world_ != nullptr) {
+    if (Status s = detail::command_access(*access_world_, static_cast<std::uint8_t>(op), key); !s.ok()) return s;
+  }
   if (e.is_null()) return {ErrorCode::InvalidArgument, "command buffer: null entity"};
   if (e.is_pending() && e.slot >= creates_)
     return {ErrorCode::InvalidArgument, "command buffer: pending handle from another buffer"};

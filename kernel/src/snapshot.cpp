@@ -224,7 +224,8 @@ void World::save(Snapshot& out) const noexcept {
   std::copy_n(components_.get(), component_count_, out.components_.get());
   img.archetype_count = archetype_count_;
   std::uint64_t cursor = 0;
-  std::size_t live = std::size_t{slot_count_} * 5u + std::size_t{free_count_} * 4u;
+  // What save copies: 5 bytes of entity table per slot plus the 6 bytes of the index above.
+  std::size_t live = std::size_t{slot_count_} * (5u + 6u) + std::size_t{free_count_} * 4u;
   for (std::uint32_t ai = 0; ai < archetype_count_; ++ai) {
     const Archetype& src = archetypes_[ai];
     Archetype& dst = out.archetypes_[ai];
@@ -268,6 +269,7 @@ void World::save(Snapshot& out) const noexcept {
 
 Status World::load(const Snapshot& in) noexcept {
   if (guard_ != nullptr) return guard_nested();
+  marks_.all_written();  // conservative: also when the load is then refused
   if (!in.valid_) return {ErrorCode::InvalidArgument, "load: empty snapshot"};
   const detail::StorageImage& img = in.image_;
   // Schema: same component and resource types, in the same registration order.
@@ -441,6 +443,7 @@ Status World::load(const Snapshot& in) noexcept {
     std::memcpy(changed_ticks_.get(), img.changed_ticks, words * 8u);
   }
   tick_ = img.tick;
+  scratch_res_.zero();  // scratch is not state: a restored world starts it from zero (docs/kernel.md)
   debug_check();
   return Status::Ok();
 }

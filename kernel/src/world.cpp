@@ -2,6 +2,8 @@
 // The rules this file follows are in docs/kernel.md and docs/determinism.md.
 #include "copy_value.h"
 #include "row_order_scratch.h"
+#include "access_check.h"
+#include "observer_registry.h"
 #include "world_scratch.h"
 
 #include <lockstep/world.h>
@@ -117,6 +119,7 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
   component_by_key_[key] = static_cast<std::uint16_t>(component_count_);
   ++component_count_;
   layout_epoch_ = detail::next_layout_epoch();
+  marks_.all_written();
   return Status::Ok();
 }
 
@@ -139,6 +142,7 @@ Status World::register_resource(std::uint32_t key, const TypeDescriptor& d, std:
   resource_used_ = static_cast<std::uint32_t>(offset + size);
   resource_by_key_[key] = static_cast<std::uint16_t>(resource_count_);
   ++resource_count_;
+  marks_.all_written();
   return Status::Ok();
 }
 
@@ -343,6 +347,11 @@ void World::release_slot(std::uint32_t slot) noexcept {
 
 Status World::tryCreate(Entity& out) noexcept {
   out = Entity::null();
+  if (guard_ != nullptr && guard_->observer) {  // observers defer structural changes (observers.h)
+    Event ev;
+    ev.id = EventId::IterationMutation;
+    return report(ev);
+  }
   if (free_count_ == 0 && slot_count_ >= config_.max_entities)
     return {ErrorCode::CapacityExceeded, "WorldConfig::max_entities reached"};
   Archetype& empty = archetypes_[0];
@@ -373,6 +382,9 @@ bool World::alive(Entity e) const noexcept { return valid(e); }
 Status World::destroy(Entity e) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "destroy: null, stale or foreign entity handle"};
   const std::uint32_t arch = entity_archetype_[e.slot];
+  if (access_ != nullptr) {
+    if (Status s = detail::AccessCheck::destroy(*this, e, archetypes_[arch].mask); !s.ok()) return s;
+  }
   if (guard_ != nullptr && guard_->matched_archetypes.contains(arch)) {
     Event ev;
     ev.id = EventId::IterationMutation;
@@ -381,7 +393,9 @@ Status World::destroy(Entity e) noexcept {
     ev.source_archetype = static_cast<std::int32_t>(arch);
     return report(ev);
   }
+  if (observers_ != nullptr) notify_destroying(e);
   Archetype& a = archetypes_[arch];
+  mark_archetype_written(a);
   remove_row(a, rows_[e.slot]);
   used_row_bytes_ -= a.row_bytes;
   restrict_disabled(e.slot, IdSet256{});
@@ -395,6 +409,11 @@ Status World::destroy(Entity e) noexcept {
 }
 
 Status World::clear() noexcept {
+  if (access_ != nullptr) {
+    for (std::uint32_t a = 0; a < archetype_count_; ++a)
+      if (archetypes_[a].rows != archetypes_[a].holes)  // live rows (holes are removed rows)
+        if (Status s = detail::AccessCheck::destroy(*this, Entity::null(), archetypes_[a].mask); !s.ok()) return s;
+  }
   if (guard_ != nullptr) {
     for (std::uint32_t a = 0; a < archetype_count_; ++a) {
       if (guard_->matched_archetypes.contains(a) && archetypes_[a].rows != 0) {
@@ -406,6 +425,8 @@ Status World::clear() noexcept {
       }
     }
   }
+  marks_.all_written();
+  if (observers_ != nullptr) notify_clearing();
   for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
     if (alive_[slot] == 0) continue;
     alive_[slot] = 0;
@@ -433,6 +454,14 @@ Status World::clear() noexcept {
 // ---- components --------------------------------------------------------------------------
 
 const std::byte* World::get_bytes(Entity e, std::uint32_t component_id) const noexcept {
+  if (access_denied(AccessKind::ReadComponent, component_id)) {
+    (void)access_violation(AccessKind::ReadComponent, component_id, e);
+    return nullptr;
+  }
+  return locate(e, component_id);
+}
+
+const std::byte* World::locate(Entity e, std::uint32_t component_id) const noexcept {
   if (!valid(e) || component_id >= component_count_) return nullptr;
   const Archetype& a = archetypes_[entity_archetype_[e.slot]];
   const std::uint8_t c = a.column_of[component_id];
@@ -441,7 +470,11 @@ const std::byte* World::get_bytes(Entity e, std::uint32_t component_id) const no
 }
 
 std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexcept {
-  std::byte* p = const_cast<std::byte*>(get_bytes(e, component_id));
+  if (access_denied(AccessKind::WriteComponent, component_id)) {
+    (void)access_violation(AccessKind::WriteComponent, component_id, e);
+    return nullptr;
+  }
+  std::byte* p = const_cast<std::byte*>(locate(e, component_id));
   if (p != nullptr && guard_ != nullptr && guard_->read_components.contains(component_id)) {
     Event ev;
     ev.id = EventId::IterationWriteDuringRead;
@@ -451,13 +484,17 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
     (void)report(ev);
     return nullptr;
   }
-  if (p != nullptr) mark_changed(e.slot, component_id);
+  if (p != nullptr) {
+    mark_changed(e.slot, component_id);
+    marks_.component_written(component_id);
+  }
   return p;
 }
 
 Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "addComponent: unknown component id"};
+  if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
   const std::uint32_t source = entity_archetype_[e.slot];
   Archetype& src = archetypes_[source];
   const std::uint8_t column = src.column_of[id];
@@ -474,11 +511,13 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
     std::memcpy(column_base(src, column) + std::size_t{rows_[e.slot]} * src.column_size[column], value,
                 src.column_size[column]);
     mark_changed(e.slot, id);
-    return Status::Ok();
+    marks_.component_written(id);
+    return observers_ != nullptr ? notify_set(e, id, false) : Status::Ok();
   }
   IdSet256 mask = src.mask;
   mask.insert(id);
-  return structural_change(e, id, mask, value);
+  const Status s = structural_change(e, id, mask, value);
+  return s.ok() && observers_ != nullptr ? notify_set(e, id, true) : s;
 }
 
 // Moves e to the archetype of `mask` (e gains or loses component `id`; `value` initialises
@@ -508,6 +547,8 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
   } else if (Status s = create_archetype(mask, target); !s.ok()) {
     return s;
   }
+  mark_archetype_written(archetypes_[source]);
+  mark_archetype_written(archetypes_[target]);
   Status s = move_entity(e.slot, target, mask.contains(id) ? id : 0xFFFFFFFFu, value);
   if (s.ok()) {
     restrict_disabled(e.slot, mask);
@@ -520,11 +561,14 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
 Status World::remove_id(Entity e, std::uint32_t id) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "removeComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "removeComponent: unknown component id"};
+  if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
   const std::uint32_t source = entity_archetype_[e.slot];
   const Archetype& src = archetypes_[source];
   if (src.column_of[id] == kNoColumn) return {ErrorCode::NotFound, "removeComponent: entity lacks the component"};
   IdSet256 mask = src.mask;
   mask.erase(id);
+  if (observers_ != nullptr)
+    if (Status s = notify_removing(e, id, mask); !s.ok()) return s;
   return structural_change(e, id, mask, nullptr);
 }
 

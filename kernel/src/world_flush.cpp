@@ -55,6 +55,9 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   const std::uint32_t n = buffer.size();
   if (n > config_.command_capacity)
     return {ErrorCode::CapacityExceeded, "flush: buffer larger than WorldConfig::command_capacity"};
+  // Incremental hashing: a flush may touch rows of any archetype (conservative).
+  if (n != 0)
+    for (std::uint32_t c = 0; c < component_count_; ++c) marks_.component_written(c);
 
   // ---------------- plan ----------------
   std::uint32_t staged_count = 0;
@@ -292,6 +295,8 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     return capacity;
   }
 
+  if (observers_ != nullptr) observers_before_apply(buffer, staged_count);  // OnRemove (observers.cpp)
+
   // ---------------- apply ----------------
   for (std::uint32_t a = archetype_count_; a < planned_archetypes; ++a) {
     std::uint32_t id = 0;
@@ -426,10 +431,12 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     }
   }
 
+  if (observers_ != nullptr) observers_after_apply(buffer, staged_count);  // OnAdd, OnSet
+
   reset_stages();
   buffer.clear();
   debug_check();
-  return first_error;
+  return observers_ != nullptr ? observers_finish(first_error) : first_error;
 }
 
 }  // namespace lockstep

@@ -51,8 +51,10 @@ Status World::move_entity_many(std::uint32_t slot, std::uint32_t target, const s
 
 Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponents: null, stale or foreign entity handle"};
-  for (std::uint32_t k = 0; k < count; ++k)
+  for (std::uint32_t k = 0; k < count; ++k) {
     if (ids[k] >= component_count_) return {ErrorCode::NotRegistered, "addComponents: unknown component id"};
+    if (access_denied(AccessKind::WriteComponent, ids[k])) return access_violation(AccessKind::WriteComponent, ids[k], e);
+  }
   const std::uint32_t source = entity_archetype_[e.slot];
   const Archetype& src = archetypes_[source];
   IdSet256 mask = src.mask;
@@ -83,8 +85,9 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
       const std::uint8_t c = src.column_of[ids[k]];
       std::memcpy(column_base(src, c) + std::size_t{rows_[e.slot]} * src.column_size[c], values[k], src.column_size[c]);
       mark_changed(e.slot, ids[k]);
+      marks_.component_written(ids[k]);
     }
-    return Status::Ok();
+    return notify_adds(e, ids, count, added);
   }
   const std::int32_t found = find_archetype(mask);
   if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
@@ -108,6 +111,8 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
     return s;
   }
   const std::uint32_t source_bytes = src.row_bytes;
+  mark_archetype_written(archetypes_[source]);
+  mark_archetype_written(archetypes_[target]);
   Status s = move_entity_many(e.slot, target, ids, values, count);
   if (s.ok()) {
     used_row_bytes_ = used_row_bytes_ - source_bytes + archetypes_[target].row_bytes;
@@ -117,14 +122,34 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
     }
   }
   debug_check();
-  return s;
+  return s.ok() ? notify_adds(e, ids, count, added) : s;
+}
+
+// Observers see the adds after the single move, in argument order (a repeated id once).
+Status World::notify_adds(Entity e, const std::uint32_t* ids, std::uint32_t count, const IdSet256& added) noexcept {
+  if (observers_ == nullptr) return Status::Ok();
+  IdSet256 done;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (done.contains(ids[k])) continue;
+    done.insert(ids[k]);
+    if (Status s = notify_set(e, ids[k], added.contains(ids[k])); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 Status World::create_with(Entity& out, const std::uint32_t* ids, const void* const* values,
                           std::uint32_t count) noexcept {
   out = Entity::null();
-  for (std::uint32_t k = 0; k < count; ++k)
+  if (guard_ != nullptr && guard_->observer) {  // observers defer structural changes (observers.h)
+    Event ev;
+    ev.id = EventId::IterationMutation;
+    return report(ev);
+  }
+  for (std::uint32_t k = 0; k < count; ++k) {
     if (ids[k] >= component_count_) return {ErrorCode::NotRegistered, "createWith: unknown component id"};
+    if (access_denied(AccessKind::WriteComponent, ids[k]))
+      return access_violation(AccessKind::WriteComponent, ids[k], Entity::null());
+  }
   if (free_count_ == 0 && slot_count_ >= config_.max_entities)
     return {ErrorCode::CapacityExceeded, "WorldConfig::max_entities reached"};
   IdSet256 mask;
@@ -156,6 +181,7 @@ Status World::create_with(Entity& out, const std::uint32_t* ids, const void* con
   }
   Archetype& a = archetypes_[target];
   if (Status s = ensure_capacity(a, a.rows + 1); !s.ok()) return s;
+  mark_archetype_written(a);
   const std::uint32_t slot = take_slot();
   std::uint32_t& gen = generations_[slot];
   if (gen == 0) gen = 1;  // first use of the slot; destroy() already bumped reused ones
@@ -171,7 +197,7 @@ Status World::create_with(Entity& out, const std::uint32_t* ids, const void* con
   for (std::uint32_t k = 0; k < count; ++k) mark_added(slot, ids[k]);
   out = Entity{slot, gen};
   debug_check();
-  return Status::Ok();
+  return notify_adds(out, ids, count, mask);
 }
 
 }  // namespace lockstep

@@ -410,6 +410,7 @@ struct RollbackSession::Impl {
     }
     // Only a tick simulated with a prediction can be rolled back to.
     if (!saved && (cfg.sync_test_distance != 0 || t >= min_frontier())) {
+      const replay::ProbeScope slice(runner.probe(), replay::Slice::Snapshot, t);
       ring->save(world);
       ++stats.snapshots_saved;
     }
@@ -429,11 +430,18 @@ struct RollbackSession::Impl {
     if (from == kNoTick || from >= target) return Status::Ok();
     const Snapshot* snap = ring->find(from);
     if (snap == nullptr) return fail({ErrorCode::Internal, "RollbackSession: the snapshot to roll back to is gone"});
-    const Status loaded = world.load(*snap);
+    Status loaded;
+    {
+      const replay::ProbeScope slice(runner.probe(), replay::Slice::Rollback, target);
+      loaded = world.load(*snap);
+    }
     if (!loaded.ok()) return fail(loaded);
-    while (world.tick() < target) {
-      const Status s = simulate(world.tick(), world.tick() == from);
-      if (!s.ok()) return s;
+    {
+      const replay::ProbeScope slice(runner.probe(), replay::Slice::Resimulate, from);
+      while (world.tick() < target) {
+        const Status s = simulate(world.tick(), world.tick() == from);
+        if (!s.ok()) return s;
+      }
     }
     const std::uint32_t depth = static_cast<std::uint32_t>(target - from);
     ++stats.rollbacks;

@@ -6,7 +6,10 @@
 //                   counters plain_ms / rollback_ms (thread CPU time) and their ratio
 //   BM_load         one snapshot load
 //   BM_session/D    the same rollback through RollbackSession (sync-test mode, distance D):
-//                   one new tick + save + rollback D, i.e. load + (D + 1) ticks + D + 1 saves
+//                   one new tick + save + rollback D, i.e. load + (D + 1) ticks + D + 1 saves;
+//                   beside it, in the same loop, D + 1 plain ticks of the SAME world from the
+//                   same state (saved and restored outside the timed regions): counters
+//                   plain_ms / session_ms (thread CPU time) and their ratio
 //   BM_save         one snapshot save (the ring save of a predicted tick)
 // Both arms start from the same state (restored outside the timed region) and replay the
 // same pre-generated inputs, so the ratio rollback/plain is the price of the load alone.
@@ -137,7 +140,10 @@ void BM_save(benchmark::State& state) {
   state.counters["live_bytes"] = static_cast<double>(s.live_bytes());
 }
 
-// One advance of a sync-test session: a new tick (saved), then a rollback of `depth` ticks.
+// One advance of a sync-test session (a new tick, then a rollback of `depth` ticks), and
+// D + 1 plain ticks of the same world from the same state, alternated in one loop. The
+// session must start at tick 0, so both arms run on the session's own world; the plain arm's
+// state is saved before and restored after it, outside the timed regions.
 void BM_session(benchmark::State& state) {
   const auto depth = static_cast<std::uint32_t>(state.range(0));
   Runner runner(fixtures::skirmish_sim(), config());
@@ -147,16 +153,30 @@ void BM_session(benchmark::State& state) {
   sc.hash_interval = 0;
   RollbackSession session(runner, sc, nullptr);
   const std::uint32_t in = fixtures::skirmish_sim().input_type().size;
+  Snapshot before(runner.world());
+  double plain_cpu = 0, session_cpu = 0;
   std::uint64_t i = 0;
   for (auto _ : state) {
     state.PauseTiming();
+    runner.world().save(before);
+    (void)runner.world().load(before);  // both arms start right after a load (the first hash is a full one)
+    double c0 = thread_cpu_ns();
+    for (std::uint32_t d = 0; d <= depth; ++d) benchmark::DoNotOptimize(runner.step(f.frames[(i + d) % f.frames.size()]));
+    plain_cpu += thread_cpu_ns() - c0;
+    (void)runner.world().load(before);
     const auto& frame = f.frames[i++ % f.frames.size()];
     for (std::uint32_t p = 0; p < kPlayers; ++p)
       (void)session.add_local_input(p, std::span<const std::byte>(frame.data() + p * in, in));
     state.ResumeTiming();
+    c0 = thread_cpu_ns();
     benchmark::DoNotOptimize(session.advance());
+    session_cpu += thread_cpu_ns() - c0;
   }
   if (session.has_desync()) state.SkipWithError("sync test mismatch");
+  const double n = static_cast<double>(state.iterations());
+  state.counters["plain_ms"] = plain_cpu / n / 1e6;
+  state.counters["session_ms"] = session_cpu / n / 1e6;
+  state.counters["ratio"] = session_cpu / plain_cpu;
 }
 
 // Medians of real and CPU time per iteration, by benchmark name without the repetition suffix.
@@ -220,10 +240,12 @@ int main(int argc, char** argv) {
   const double save = reporter.cpu("BM_save");
   if (save > 0) std::printf("snapshot save: %.1f us cpu [%.1f us real]\n", save / 1e3, reporter.real("BM_save") / 1e3);
   for (std::uint32_t d : {1u, 4u, 8u}) {
-    const double s = reporter.cpu("BM_session/" + std::to_string(d));
-    if (s > 0)
-      std::printf("sync-test advance, distance %u: %.3f ms cpu = %.2f plain ticks (1 new + %u resimulated + %u saves + 1 load)\n",
-                  d, s / 1e6, one > 0 ? s / 1e6 / one : 0.0, d, d + 1);
+    const std::string k = "BM_session/" + std::to_string(d);
+    const double s = reporter.counter(k, "session_ms"), plain = reporter.counter(k, "plain_ms");
+    if (s > 0 && plain > 0)
+      std::printf("sync-test advance, distance %u: %.3f ms cpu vs %u plain ticks of the same world %.3f ms: ratio %.3f "
+                  "(1 new + %u resimulated ticks + %u saves + 1 load)\n",
+                  d, s, d + 1, plain, reporter.counter(k, "ratio"), d, d + 1);
   }
   benchmark::Shutdown();
   return 0;

@@ -141,6 +141,34 @@ check(rc == 2 and "would both write" in err, f"trace name clash: exit {rc}: {err
 rc, out, err = run("trace", good)
 check(rc == 2 and "--out-dir" in err, f"trace farm without --out-dir: exit {rc}: {err}")
 
+# The incomplete-replay rule per replay of a farm: a cut recording (no END block) is bad input
+# unless --allow-partial (passed on to --jobs children too) or its name ends in .partial.
+partial = os.path.join(work, "partial")
+shutil.rmtree(partial, ignore_errors=True)
+os.makedirs(partial)
+shutil.copyfile(duel, os.path.join(partial, "full.replay"))
+with open(duel, "rb") as f:
+    cut_bytes = f.read()[:50000]  # ends inside a HASH block: ticks 0..960 complete
+with open(os.path.join(partial, "cut.replay"), "wb") as f:
+    f.write(cut_bytes)
+with open(os.path.join(partial, "interrupted.replay.partial"), "wb") as f:
+    f.write(cut_bytes)  # not listed by the directory walk (*.replay only)
+for jobs in ("1", "2"):
+    junit = os.path.join(work, f"partial-{jobs}.xml")
+    rc, out, err = run("verify", partial, "--jobs", jobs, "--junit", junit)
+    cases, _ = parse_junit(junit, "lockstep verify")
+    rel = {os.path.relpath(k, partial): v for k, v in cases.items()}
+    check(rc == 2 and rel == {"cut.replay": "error", "full.replay": "ok"}, f"partial farm --jobs {jobs}: exit {rc}, {rel}")
+    check("cut.replay: incomplete replay (no END block" in out + err, f"partial farm names the rule: {out} {err}")
+    check("2 replays: 1 ok, 0 mismatched, 1 bad input" in out, f"partial farm summary: {out}")
+    rc, out, err = run("verify", partial, "--jobs", jobs, "--allow-partial")
+    check(rc == 0 and "2 replays: 2 ok, 0 mismatched, 0 bad input" in out, f"--allow-partial farm --jobs {jobs}: exit {rc}: {out} {err}")
+    check("cut.replay: 960 ticks" in out, f"--allow-partial farm checks ticks 0..960: {out}")
+rc, out, err = run("verify", os.path.join(partial, "full.replay"), os.path.join(partial, "interrupted.replay.partial"))
+check(rc == 0 and "interrupted.replay.partial: 960 ticks" in out, f"explicit .partial in a farm: exit {rc}: {out} {err}")
+rc, out, err = run("verify", os.path.join(partial, "full.replay"), os.path.join(partial, "cut.replay"))
+check(rc == 2, f"explicit incomplete replay in a farm: exit {rc}: {out} {err}")
+
 # Bad farm arguments.
 for shard in ("0/3", "4/3", "x", "1/0", "2"):
     rc, out, err = run("verify", farm1, "--shard", shard)

@@ -2,6 +2,7 @@
 // snapshot ring. This executable's only translation unit replaces operator new.
 #include "hash/hash_test_support.h"
 
+#include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
 
@@ -66,4 +67,29 @@ TEST(hash_alloc, HashSaveLoadAndRingAllocateNothing) {
   EXPECT_EQ(h1, h2);
   EXPECT_EQ(h1, h3);
   EXPECT_EQ(h1, h4);
+}
+
+// The incremental hasher and the per-tick scratch zeroing allocate nothing either (the
+// scratch block is allocated once, at registration).
+TEST(hash_alloc, IncrementalHashAndScratchZeroingAllocateNothing) {
+  lockstep::World w(small_config());
+  register_all(w);
+  ASSERT_TRUE(w.registerScratch<Score>(32).ok());
+  Driver d(w);
+  d.handles.reserve(1024);  // the driver's own bookkeeping must not count
+  lockstep::IncrementalHasher hasher;
+  lockstep::StateHash inc, full;
+  std::uint64_t allocations = 0;
+  {
+    Counting c;
+    for (std::uint32_t i = 0; i < 200; ++i) {
+      w.beginTick();
+      (void)d.apply(Op{static_cast<std::uint8_t>(i % kOpKinds), i * 13u, static_cast<std::int64_t>(i) * 7919, 3});
+      inc = hasher.hash(w);
+    }
+    allocations = c.count();
+  }
+  full = lockstep::hash_world(w);
+  EXPECT_EQ(allocations, 0u);
+  EXPECT_EQ(inc, full);
 }

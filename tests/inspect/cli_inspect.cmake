@@ -7,7 +7,7 @@ target_link_libraries(lockstep_quirk PRIVATE lockstep::cli lockstep::fixtures)
 target_include_directories(lockstep_quirk PRIVATE ${PROJECT_SOURCE_DIR}/cli/src)
 target_compile_definitions(lockstep_quirk PRIVATE LOCKSTEP_PLANTED_PLATFORM_QUIRK=1)
 set(_in_work ${CMAKE_CURRENT_BINARY_DIR}/inspect_cli)
-foreach(case dump_skirmish dump_json dump_filter diff_replays synctest_bundle bad_bundle usage
+foreach(case dump_skirmish dump_json dump_filter diff_replays synctest_bundle verify_per_system bad_bundle usage
              planted_platform planted_stale planted_peer svg)
   add_test(NAME inspect_cli.${case} COMMAND bash ${_in_sh} ${case} $<TARGET_FILE:lockstep> ${PROJECT_SOURCE_DIR} ${_in_work}
                                            $<TARGET_FILE:lockstep_quirk>)

@@ -135,6 +135,47 @@ PY
     expect 0 "$bin" dump "$bundle" --side 1
     contains out.txt "  Counter.value = 3"
     ;;
+  verify_per_system)
+    # State outside the world reproduces in a plain verify with the recording build (the
+    # recording has the same counter values), but not when each tick runs twice.
+    expect 0 "$bin" record --sim broken-static --bot 1 --ticks 20 -o "$work/broken.replay"
+    expect 0 "$bin" verify "$work/broken.replay"
+    contains out.txt "checked 21 recorded hashes"
+    expect 1 "$bin" verify "$work/broken.replay" --per-system --bundle-dir "$work"
+    same out.txt "DESYNC tick 0, system broken, Counter[0:1].value 4 | 3 (+3 more)
+first tick 0 | again tick 0
+differs: Counter (4 differences, 4 entities)
+  Counter[0:1].value: 4 | 3
+  Counter[1:1].value: 5 | 4
+  Counter[2:1].value: 6 | 5
+  Counter[3:1].value: 7 | 6
+(4 differences; all shown)"
+    contains err.txt "DESYNC $work/broken.replay: running tick 0 twice from the same state: tick 0, system broken"
+    bundle=$work/desync-verify-tick0.lsbundle
+    [[ -f $bundle ]] || { echo "FAIL: no bundle"; ls "$work"; exit 1; }
+    expect 1 "$bin" diff "$bundle"
+    contains out.txt "desync bundle: verify, sim broken-static v1, first divergent tick 0, system broken"
+    contains out.txt "  Counter[3:1].value: 7 | 6"
+    expect 1 "$bin" verify "$work/broken.replay" --per-system --json
+    python3 - "$work/out.txt" <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["exit"] == 1 and j["per_system"] is True and j["tick"] == 0 and j["system"] == "broken", j
+assert j["diff"]["entries"][0]["where"] == "Counter[0:1].value" and j["diff"]["entries"][0]["a"] == "4", j
+PY
+    # A sound sim passes with every check of a plain verify, in a farm too (--jobs children).
+    expect 0 "$bin" verify "$src/fixtures/duel/duel.replay" --per-system --trace "$src/fixtures/duel/duel.trace"
+    same out.txt "OK $src/fixtures/duel/duel.replay: 1800 ticks, final hash 5bb795eab98d3065; checked 1801 recorded hashes, 1801 golden trace ticks, 3 checkpoints"
+    cp "$src/fixtures/duel/duel.replay" "$work/duel.replay"
+    expect 1 "$bin" verify "$work/duel.replay" "$work/broken.replay" --per-system --jobs 2
+    contains out.txt "2 replays: 1 ok, 1 mismatched, 0 bad input"
+    # The other checks still run in per-system mode: a golden trace whose tick 100 was tampered.
+    awk 'NR == 102 { $2 = "0000000000000000" } { print }' "$src/fixtures/duel/duel.trace" > "$work/tampered.trace"
+    expect 1 "$bin" verify "$work/duel.replay" --per-system --trace "$work/tampered.trace"
+    contains out.txt "DESYNC at tick 100 (vs golden trace $work/tampered.trace line 102): total"
+    expect 2 "$bin" verify "$work/broken.replay" --against "$work/broken.replay" --per-system
+    contains err.txt "--per-system runs one recording's inputs"
+    ;;
   bad_bundle)
     expect 1 "$bin" synctest --sim broken-static --ticks 5 --per-system --bundle-dir "$work"
     bundle=$work/desync-synctest-tick0.lsbundle
@@ -218,14 +259,25 @@ $diff_text"
     # Simulation that depends on the local player: every peer simulates differently.
     expect 0 "$bin" synctest --sim broken-peer --ticks 100 --per-system
     expect 1 "$bin" netsim --sim broken-peer --ticks 100 --hash-interval 1 --bundle-dir "$work"
-    contains err.txt "first divergent confirmed tick 1"
+    # The states of the first divergent confirmed tick itself (1), not of the first hash-report
+    # tick that caught it (2: tick 1 was confirmed together with tick 2, only 2 was reported).
+    contains err.txt "first divergent confirmed tick 1 (peer 0 vs peer 1: confirmed state hashes differ); states of that tick kept"
+    contains err.txt "peer 1 vs peer 0 at confirmed tick 2: tick 2: total differs; components: Body"
+    contains err.txt "state diff at tick 1 (peer 0 | peer 1):"
+    contains err.txt "peer 0 tick 1 | peer 1 tick 1"
     contains err.txt "differs: Body (16 differences, 8 entities)"
-    contains err.txt "  Body[0:1].boost: 0 | 1"
+    contains err.txt "  Body[0:1].pos: 0.0009765625 | 0"
+    contains err.txt "  Body[0:1].boost: 1 | 0"
+    expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle"
+    contains out.txt "desync bundle: netsim, sim broken-peer v1, first divergent tick 1"
+    contains out.txt "side peer 0: total 628da3fecb67c98a, state kept"
+    contains out.txt "side peer 1: total 3bcea8038cf220b6, state kept"
     expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle" --json
     python3 -c "
 import json; d=json.load(open('$work/out.txt'))['diff']
+assert (d['tick_a'], d['tick_b'])==(1, 1), d
 e=[x for x in d['entries'] if x['where']=='Body[0:1].boost'][0]
-assert (e['a'], e['b'])==('0','1'), e
+assert (e['a'], e['b'])==('1','0'), e
 assert d['parts']==[{'kind':'component','part':'Body','differences':16,'entities':8}], d['parts']
 " || exit 1
     ;;

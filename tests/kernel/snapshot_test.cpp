@@ -169,3 +169,22 @@ TEST(SnapshotRing, FindsByTickAndForgetsOverwrittenTicks) {
   EXPECT_EQ(w.tick(), 6u);
   EXPECT_EQ(w.entityCount(), 6u);
 }
+
+// live_bytes() is what save copies: per slot 4 (generation) + 1 (liveness) + 4 (row) + 2
+// (archetype) bytes, 4 per free-list entry, row bytes (columns + 4-byte slot id) of every
+// row, and the resource block.
+TEST(Snapshot, LiveBytesCountsEveryByteSaveCopies) {
+  World w;
+  (void)w.registerComponent<Pos>();
+  (void)w.registerComponent<Vel>();
+  (void)w.registerResource<Counter>();
+  const Entity a = w.create(), b = w.create(), c = w.create();
+  ASSERT_TRUE(w.addComponent(a, Pos{1, 2}).ok());
+  ASSERT_TRUE(w.addComponent(b, Pos{3, 4}).ok());
+  ASSERT_TRUE(w.addComponent(b, Vel{5, 6}).ok());
+  ASSERT_TRUE(w.destroy(c).ok());
+  Snapshot snap(w);
+  w.save(snap);
+  // 3 slots × 11 + 1 free × 4 + a (Pos: 16 + 4) + b (Pos, Vel: 32 + 4) + Counter (8).
+  EXPECT_EQ(snap.live_bytes(), 3u * 11u + 4u + 20u + 36u + 8u);
+}

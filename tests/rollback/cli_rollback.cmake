@@ -3,7 +3,7 @@
 set(_rb_sh ${CMAKE_CURRENT_LIST_DIR}/cli_rollback.sh)
 set(_rb_work ${CMAKE_CURRENT_BINARY_DIR}/rollback_cli)
 foreach(case synctest_duel synctest_skirmish synctest_replay synctest_broken synctest_usage
-             netsim_duel4 netsim_deterministic netsim_skirmish netsim_broken netsim_usage)
+             netsim_duel4 netsim_deterministic netsim_skirmish netsim_broken netsim_unfinished netsim_usage)
   add_test(NAME rollback_cli.${case} COMMAND bash ${_rb_sh} ${case} $<TARGET_FILE:lockstep> ${_rb_work})
   set_tests_properties(rollback_cli.${case} PROPERTIES LABELS rollback_cli TIMEOUT 300)
 endforeach()

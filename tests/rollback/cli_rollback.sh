@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of `lockstep synctest` and `lockstep netsim` (exit codes 0/1/2).
+# End-to-end tests of `lockstep synctest` and `lockstep netsim` (exit codes 0/1/2, netsim 3).
 # usage: cli_rollback.sh CASE LOCKSTEP WORKDIR
 set -u
 case_name=$1
@@ -77,6 +77,19 @@ case $case_name in
     expect 1 "$bin" netsim --sim broken-static --peers 2 --ticks 200 --latency-ms 30
     contains err.txt "DESYNC"
     contains err.txt "Counter.0:1..value: "
+    ;;
+  netsim_unfinished)
+    # 99.9 % loss with a hash report every tick: the peers starve and the frame budget
+    # (40 x ticks + 3600 = 6000 frames) runs out at the same frame every time (seeded network).
+    expect 3 "$bin" netsim --sim duel --ticks 60 --loss 0.999 --hash-interval 1
+    contains out.txt "UNFINISHED: the match did not finish"
+    contains out.txt "frames: 6000 "
+    contains err.txt "netsim did not finish: not every peer confirmed 60 ticks within 6000 frames"
+    expect 3 "$bin" netsim --sim duel --ticks 60 --loss 0.999 --hash-interval 1 --json
+    contains out.txt '"ok":false,"exit":3,'
+    contains out.txt '"finished":false,"frames":6000,"desyncs":0,"peers_agree":true,"offline_agrees":true'
+    # The same network finishes with fewer hash reports (exit 0): the budget, not the loss, ends it.
+    expect 0 "$bin" netsim --sim duel --ticks 60 --loss 0.999 --hash-interval 16
     ;;
   netsim_usage)
     expect 2 "$bin" netsim

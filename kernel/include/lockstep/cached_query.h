@@ -24,6 +24,8 @@ namespace lockstep {
 
 namespace detail {
 
+struct WhereAccess;  // predicates, ordering and paging over a query (query_where.h)
+
 // The query layer's only window into World's internals.
 struct QueryAccess {
   static const Archetype* archetypes(const World& w) noexcept { return w.archetypes_.get(); }
@@ -43,11 +45,20 @@ struct QueryAccess {
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
   // Restores slot order in these archetypes before a query reads them (world_rows.cpp).
   static void settle(const World& w, const IdSet256& archetypes) noexcept { w.settle_set(archetypes); }
+  // Write terms hand out mutable rows: mark them for incremental hashing (detail/write_marks.h).
+  static void mark_writes(World& w, const QuerySpec& spec) noexcept {
+    for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
+      if (spec.fetch[k].access == Access::Write && !spec.fetch[k].missing) w.marks_.component_written(spec.fetch[k].id);
+  }
 };
 
 // Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
 // components). Returns InvalidArgument when an added/changed term names an untracked type.
 Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
+
+// System access (system_access.h): every fetch of the query must be declared by the running
+// system (read fetches Read or Write, write fetches Write). Ok when none is installed.
+Status check_query_access(const World& w, const QuerySpec& spec) noexcept;
 
 // The row filter of one query call, with everything in locals of the row loop (a write
 // through a component reference may alias the world's uint64 fields, so nothing is read
@@ -400,6 +411,9 @@ class CachedQuery {
   Status each(World& world, Fn&& fn) {
     if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
     if (Status s = refresh(world); !s.ok()) return s;
+    if (world.access() != nullptr)
+      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+    detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
     guard.matched_archetypes = cache_.matched;
     guard.read_components = spec_.read_set;
@@ -456,6 +470,7 @@ class CachedQuery {
   std::uint64_t archetypeTests() const noexcept { return cache_.tests; }
 
  private:
+  friend struct detail::WhereAccess;
   template <class... Fs, class Fn>
   void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn,
             std::uint32_t begin, std::uint32_t end) {

@@ -18,6 +18,11 @@
 namespace lockstep {
 
 class World;
+class CommandBuffer;
+namespace detail {
+// System access check of one recording (system_access.cpp); Ok when allowed.
+Status command_access(const World& world, std::uint8_t op, std::uint32_t type_key) noexcept;
+}  // namespace detail
 
 class CommandBuffer {
  public:
@@ -102,6 +107,10 @@ class CommandBuffer {
   std::uint32_t command_capacity() const noexcept { return command_capacity_; }
 
  private:
+  friend class World;
+  // Set by World while a system's access is installed on the world owning this buffer.
+  const World* access_world_ = nullptr;
+
   Status record(Op op, Entity e, std::uint32_t key, const TypeDescriptor* type, const void* value,
                 std::uint32_t size) noexcept;
   Status record_group(Entity e, const std::uint32_t* keys, const TypeDescriptor* const* types,

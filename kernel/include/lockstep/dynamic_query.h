@@ -38,6 +38,7 @@ class DynamicRow {
 
  private:
   friend class DynamicQuery;
+  friend struct detail::WhereAccess;
   Entity entity_;
   std::uint32_t count_ = 0;
   std::byte* ptr_[kMaxQueryFetch] = {};
@@ -77,6 +78,7 @@ class DynamicQuery {
 
  private:
   friend class QueryBuilder;
+  friend struct detail::WhereAccess;
   detail::QuerySpec spec_;
   detail::MatchCache cache_;
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
@@ -155,6 +157,9 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
   if (!built_) return {ErrorCode::InvalidArgument, "DynamicQuery::each: the query was not built"};
   if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
   if (Status s = refresh(world); !s.ok()) return s;
+  if (world.access() != nullptr)
+    if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+  detail::QueryAccess::mark_writes(world, spec_);
   detail::IterationGuard guard;
   guard.matched_archetypes = cache_.matched;
   guard.read_components = spec_.read_set;

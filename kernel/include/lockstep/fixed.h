@@ -5,7 +5,8 @@
 //  * Range: raw in [INT64_MIN, INT64_MAX], i.e. about ±1.4e14, step 2^-16 (one "ulp").
 //  * + - unary- and integer * : wrap in two's complement (computed in uint64_t, never UB).
 //  * * and / : exact 128-bit intermediate, then ONE rounding: to nearest, ties away from
-//    zero (so (-a)*b == -(a*b) and (-a)/b == -(a/b) always). A result that does not fit
+//    zero (so (-a)*b == -(a*b) and (-a)/b == -(a/b) for every a but min(), whose negation
+//    wraps to itself). A result that does not fit
 //    in 64 bits wraps (the low 64 bits of the correctly rounded result are kept).
 //  * x / 0 == fixed::max() for x > 0, fixed::min() for x < 0, 0 for x == 0.
 //    fixed::min() / -1 wraps to fixed::min() (the wrap rule above). Nothing traps.
@@ -251,9 +252,16 @@ constexpr ParseResult parse_decimal(const char* s, std::size_t n, bool allow_sig
       ++i;
     }
     if (i >= n || !is_digit(s[i])) return {false, 0};
+    // The exponent is accumulated exactly up to 10^18 and saturates there: every digit sits
+    // within the string's length (< 10^18) of the point, so beyond that bound each nonzero
+    // digit is already past 2^47 (overflow) or past the 18th fractional digit (ignored), the
+    // same answer as with the true exponent. (Accumulation used to stop once the exponent
+    // reached 100000, cutting 7-digit exponents short: "1", a million zeros, "e-1000000"
+    // was out of range instead of 1.)
+    constexpr std::int64_t exp_cap = 1000000000000000000;
     for (; i < n; ++i) {
       if (is_digit(s[i])) {
-        if (exp10 < 100000) exp10 = exp10 * 10 + (s[i] - '0');
+        exp10 = exp10 >= exp_cap / 10 ? exp_cap : exp10 * 10 + (s[i] - '0');
       } else if (!(s[i] == '\'' && separators)) {
         return {false, 0};
       }

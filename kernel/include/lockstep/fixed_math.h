@@ -597,7 +597,9 @@ constexpr fixed log2(fixed x) noexcept {
 
 // x^y = exp(y ln x) for x > 0; pow(x, 0) == 1; pow(0, y > 0) == 0; pow(0, y < 0) == max();
 // negative x: integer y gives the signed result, non-integer y gives 0.
-// Saturates at max() on overflow.
+// Saturates at max() (-max() if negative) once the computed y ln x reaches ln 2^47; that
+// product's error (~|y|/2 units of 2^-57) means a true result at 2^47 may come out up to
+// (|y|/2 + 2) * 2^6 ulp below max() instead (pow(2, 47) == max() - 1030 ulp; docs/fixed.md).
 constexpr fixed pow(fixed x, fixed y) noexcept {
   using namespace detail::fm;
   if (y.raw() == 0) return fixed::one();

@@ -9,12 +9,16 @@
 #include <lockstep/command_buffer.h>
 #include <lockstep/component.h>
 #include <lockstep/detail/storage_image.h>
+#include <lockstep/detail/scratch_store.h>
+#include <lockstep/detail/write_marks.h>
 #include <lockstep/entity.h>
 #include <lockstep/events.h>
+#include <lockstep/observers.h>
 #include <lockstep/query.h>
 #include <lockstep/snapshot.h>
 #include <lockstep/status.h>
 #include <lockstep/storage_view.h>
+#include <lockstep/system_access.h>
 #include <lockstep/type_key.h>
 #include <lockstep/world_config.h>
 
@@ -41,6 +45,8 @@ constexpr bool distinct_component_types() {
   }
 }
 struct QueryAccess;  // the query layer's window into World (cached_query.h)
+struct AccessCheck;  // system access checks (system_access.cpp)
+struct ObserverRegistry;  // observers.cpp
 // A fresh process-wide value per call: identifies one layout of one world for query caches.
 std::uint64_t next_layout_epoch() noexcept;
 }  // namespace detail
@@ -144,9 +150,11 @@ class World {
     if (id < 0) return {ErrorCode::NotRegistered, "removeComponent: component type not registered"};
     return remove_id(e, static_cast<std::uint32_t>(id));
   }
+  // Presence only: needs no declared access (docs/systems.md).
   template <class T>
   bool has(Entity e) const noexcept {
-    return get<T>(e) != nullptr;
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    return id >= 0 && valid(e) && archetypes_[entity_archetype_[e.slot]].mask.contains(static_cast<std::uint32_t>(id));
   }
   // Null when e is not alive or lacks T. Valid until the next structural change.
   template <class T>
@@ -221,15 +229,54 @@ class World {
   bool change_ticks(Entity e, std::uint32_t component_id, std::uint64_t& added, std::uint64_t& changed) const noexcept;
 
   // ---- resources -----------------------------------------------------------------------
+  // While a system's access is installed, the mutable form needs the resource declared
+  // Write and the const forms Read or Write (null + event otherwise; docs/systems.md).
+  // The mutable form also marks the resource as written (incremental hashing re-hashes it):
+  // read through a const World& where a system only reads. A pointer obtained before a
+  // hash must not be written after it (fetch it again; docs/hashing.md).
   template <class T>
   T* resource() noexcept {
-    const std::int32_t id = resource_id_of(detail::type_key<T>());
-    return id < 0 ? nullptr : reinterpret_cast<T*>(resource_data_ptr(static_cast<std::uint32_t>(id)));
+    return reinterpret_cast<T*>(resource_bytes(resource_id_of(detail::type_key<T>()), true));
   }
   template <class T>
   const T* resource() const noexcept {
-    return const_cast<World*>(this)->resource<T>();
+    return reinterpret_cast<const T*>(const_cast<World*>(this)->resource_bytes(resource_id_of(detail::type_key<T>()), false));
   }
+  template <class T>
+  const T* readResource() const noexcept {
+    return resource<T>();
+  }
+
+  // ---- scratch resources (docs/kernel.md, "Scratch resources") ---------------------------
+  // Per-tick working memory owned by the world: `count` elements of T, allocated once here
+  // (registration belongs to building the world) and zeroed by beginTick() — the first thing
+  // of every tick (Runner::advance) — and by a successful load(). Not state: never hashed,
+  // snapshotted, saved to files, dumped or diffed, so a system must not carry anything in it
+  // from one tick to the next (it reads zero). At most 16 per world.
+  template <class T>
+  Status registerScratch(std::uint32_t count = 1) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>, "scratch types must be trivially copyable");
+    return register_scratch(detail::type_key<T>(), describe<T>(), sizeof(T), alignof(T), count);
+  }
+  // The first element, or null when T is not a registered scratch type.
+  template <class T>
+  T* scratch() noexcept {
+    const std::int32_t i = scratch_res_.find(detail::type_key<T>());
+    return i < 0 ? nullptr : reinterpret_cast<T*>(scratch_res_.entries[i].data);
+  }
+  template <class T>
+  const T* scratch() const noexcept {
+    return const_cast<World*>(this)->scratch<T>();
+  }
+  template <class T>
+  std::uint32_t scratchCount() const noexcept {
+    const std::int32_t i = scratch_res_.find(detail::type_key<T>());
+    return i < 0 ? 0 : scratch_res_.entries[i].count;
+  }
+  // Bytes of all scratch resources (what beginTick zeroes).
+  std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
+  // Zeroes every scratch resource. Call it first in every tick (Runner::advance does).
+  void beginTick() noexcept { scratch_res_.zero(); }
 
   // ---- tick ----------------------------------------------------------------------------
   std::uint64_t tick() const noexcept { return tick_; }
@@ -267,6 +314,36 @@ class World {
   void flushEventSummary() noexcept;
   bool iterating() const noexcept { return guard_ != nullptr; }
 
+  // ---- system access (docs/systems.md) -------------------------------------------------
+  // Installs `access` for the scope's life (restoring the previous one after); the world's
+  // own command buffer is checked too. Not state: nothing is hashed or saved.
+  class AccessScope {
+   public:
+    AccessScope(World& world, const AccessSet* access) noexcept : world_(world), previous_(world.access_) {
+      world.install_access(access);
+    }
+    ~AccessScope() { world_.install_access(previous_); }
+    AccessScope(const AccessScope&) = delete;
+    AccessScope& operator=(const AccessScope&) = delete;
+
+   private:
+    World& world_;
+    const AccessSet* previous_;
+  };
+  const AccessSet* access() const noexcept { return access_; }
+
+  // ---- observers (observers.h, docs/observers.md) -------------------------------------
+  // Calls fn(world, entity) on `event` for component T, with `access` installed while it runs.
+  // At most kMaxObservers per world; refused inside a running observer or query.
+  template <class T>
+  Status observe(ObserverEvent event, ObserverFn fn, const AccessSet& access) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "observe: component type not registered"};
+    return observe_id(event, static_cast<std::uint32_t>(id), fn, access);
+  }
+  Status observe_id(ObserverEvent event, std::uint32_t component_id, ObserverFn fn, const AccessSet& access) noexcept;
+  std::uint32_t observerCount() const noexcept;
+
   // ---- state access --------------------------------------------------------------------
   StorageView storage() const noexcept;
   std::uint32_t archetypeCount() const noexcept { return archetype_count_; }
@@ -276,6 +353,11 @@ class World {
   // ---- snapshots -----------------------------------------------------------------------
   void save(Snapshot& out) const noexcept;
   Status load(const Snapshot& in) noexcept;
+
+  // Conservative write marks for incremental hashing (detail/write_marks.h), and a
+  // process-unique identity so a hasher never reuses sub-hashes of another world.
+  const detail::WriteMarks& writeMarks() const noexcept { return marks_; }
+  std::uint64_t identity() const noexcept { return identity_; }
 
   // Full invariant check (rows ascending, entity table consistent, budgets); returns
   // Internal on the first broken invariant. Debug builds run it after every mutation.
@@ -288,11 +370,14 @@ class World {
  private:
   friend class Snapshot;
   friend struct detail::QueryAccess;
+  friend struct detail::AccessCheck;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;
   Status register_resource(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                            std::uint32_t align, const void* initial) noexcept;
+  Status register_scratch(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size, std::uint32_t align,
+                          std::uint32_t count) noexcept;
   std::int32_t component_id_of(std::uint32_t key) const noexcept {
     if (key >= detail::kMaxTypeKeys) return -1;
     const std::uint16_t id = component_by_key_[key];
@@ -312,6 +397,26 @@ class World {
   }
   std::uint32_t* slot_column(const detail::Archetype& a) const noexcept { return a.slots_ptr; }
   void refresh_pointers(detail::Archetype& a) const noexcept;
+
+  // System access plumbing (system_access.cpp). access_violation reports and returns the
+  // refusal (InvalidArgument; never returns under GuardPolicy::Abort).
+  bool access_denied(AccessKind kind, std::uint32_t id) const noexcept {
+    return access_ != nullptr && !access_->allows(kind, id);
+  }
+  Status access_violation(AccessKind kind, std::uint32_t id, Entity e) const noexcept;
+  void install_access(const AccessSet* access) noexcept;
+  std::byte* resource_bytes(std::int32_t id, bool write) noexcept;
+
+  // Observer plumbing (observers.cpp): direct-call notifications and the flush hooks.
+  Status notify_set(Entity e, std::uint32_t id, bool added) noexcept;
+  Status notify_removing(Entity e, std::uint32_t id, const detail::IdSet256& target) noexcept;
+  void notify_destroying(Entity e) noexcept;
+  void notify_clearing() noexcept;
+  void observers_before_apply(const CommandBuffer& buffer, std::uint32_t staged_count) noexcept;
+  void observers_after_apply(const CommandBuffer& buffer, std::uint32_t staged_count) noexcept;
+  Status observers_finish(Status first_error) noexcept;
+  void dispatch(ObserverEvent event, std::uint32_t id, Entity e) noexcept;
+  const std::byte* locate(Entity e, std::uint32_t component_id) const noexcept;
 
   // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
   Status guard_nested() noexcept;
@@ -342,10 +447,15 @@ class World {
   // Several components in one move (world_multi_add.cpp).
   Status move_entity_many(std::uint32_t slot, std::uint32_t target, const std::uint32_t* ids,
                           const void* const* values, std::uint32_t count) noexcept;
+  Status notify_adds(Entity e, const std::uint32_t* ids, std::uint32_t count, const detail::IdSet256& added) noexcept;
   std::uint32_t take_slot() noexcept;
   void release_slot(std::uint32_t slot) noexcept;
   void debug_check() const noexcept;
   mutable std::uint64_t debug_checks_ = 0;
+  // Every column of `a` may change (rows added, removed or reordered).
+  void mark_archetype_written(const detail::Archetype& a) noexcept {
+    for (std::uint32_t k = 0; k < a.column_count; ++k) marks_.component_written(a.component_ids[k]);
+  }
 
   // Row state (world_row_state.cpp): enable bits and change ticks.
   std::size_t tick_index(std::uint32_t slot, std::uint32_t track) const noexcept {
@@ -377,10 +487,14 @@ class World {
   EventSink* sink_;
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
+  const AccessSet* access_ = nullptr;  // the running system's declared access, or null
   std::uint64_t tick_ = 0;
   // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
   // registry grew, so cached queries know to rebuild instead of extending their match set.
   std::uint64_t layout_epoch_ = detail::next_layout_epoch();
+  const std::uint64_t identity_ = detail::next_layout_epoch();
+  detail::WriteMarks marks_;
+  detail::ScratchStore scratch_res_;
 
   // Entity table (SoA, indexed by slot).
   std::unique_ptr<std::uint32_t[]> generations_;
@@ -417,6 +531,7 @@ class World {
   std::unique_ptr<RowOrderScratch> order_scratch_;
   // Archetypes whose rows are not in slot order yet (holes or a tail); not state.
   mutable detail::IdSet256 unsettled_;
+  std::unique_ptr<detail::ObserverRegistry> observers_;  // null until the first observe()
 
   // Enable bits: per slot, bit c = component c disabled. Invariant: a subset of the slot's
   // archetype mask, 0 for free slots; disabled_total_ = Σ popcount.
@@ -524,6 +639,8 @@ Status World::each(Fn&& fn, Tags...) {
     for (std::size_t k = 0; k < N; ++k) {
       if (signed_ids[k] < 0) return Status::Ok();  // unregistered: matches nothing
       ids[k] = static_cast<std::uint32_t>(signed_ids[k]);
+      const AccessKind kind = is_read[k] ? AccessKind::ReadComponent : AccessKind::WriteComponent;
+      if (access_denied(kind, ids[k])) return access_violation(kind, ids[k], Entity::null());
       query.insert(ids[k]);
       guard.listed_components.insert(ids[k]);
       if (is_read[k]) guard.read_components.insert(ids[k]);
@@ -546,6 +663,8 @@ Status World::each(Fn&& fn, Tags...) {
       if (!is_read[k] && track_of_[ids[k]] != kUntracked) marks = true;
     }
     if (disabled_total_ == 0) skip = 0;
+    for (std::size_t k = 0; k < N; ++k)
+      if (!is_read[k]) marks_.component_written(ids[k]);
     detail::GuardScope scope(guard_, guard);
     for (std::uint32_t m = 0; m < matched_count; ++m) {
       if (skip == 0 && !marks)

@@ -34,6 +34,7 @@ using FrameFn = std::function<void(std::uint64_t tick, const World& world, std::
 struct SystemSyncResult {
   Status status;              // setup or sim failure (bad input), not a divergence
   bool ok = true;             // no divergence found
+  bool stopped = false;       // `after_tick` asked to stop (ok stays true)
   std::uint64_t ticks = 0;    // ticks checked
   // First divergence (when !ok): `tick` is the tick being simulated (the world's tick while
   // its systems run; it produces state tick + 1), `stage` the first stage whose output
@@ -48,10 +49,15 @@ struct SystemSyncResult {
   StateDiff diff;
 };
 
+// Called after each tick that reproduced stage by stage, with the world at the tick's end
+// (tick = the world's new tick); returning false stops the run (`stopped`). `verify
+// --per-system` checks the recording's hashes here, so one pass does both.
+using AfterTickFn = std::function<bool(std::uint64_t tick, const World& world)>;
+
 // Runs `ticks` ticks from the runner's current state; each tick runs twice from the same
 // snapshot with a hash after every stage. Stops at the first difference.
 SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks, const FrameFn& frames,
-                                    const DiffOptions& options = {});
+                                    const DiffOptions& options = {}, const AfterTickFn& after_tick = {});
 
 // "tick 140, system skirmish.movement, Weapon[95:1].cooldown 40 | 10 (+2 more)"
 std::string describe(const SystemSyncResult& r);

@@ -5,11 +5,14 @@
 //   check_config → world_config → World → setup (registers types, declares systems) →
 //   system access check → init (tick-0 state) → hash of tick 0.
 // step(inputs) then runs exactly the tick contract of sim.h:
-//   apply_inputs → every system in declared order → flush → advanceTick → hash.
+//   beginTick (scratch zeroed) → apply_inputs → every system in declared order → flush →
+//   advanceTick → hash.
 // After construction nothing here allocates: step(), advance() and rehash() are
 // allocation-free as long as the sim's systems are (the kernel guarantees the rest).
+#include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/sim.h>
+#include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
 #include <lockstep/world.h>
 
@@ -35,6 +38,14 @@ class Runner {
   World& world() noexcept { return *world_; }
   const World& world() const noexcept { return *world_; }
   const SystemList& systems() const noexcept { return systems_; }
+  // The resolved access of system `index` (docs/systems.md).
+  const AccessSet& access(std::uint32_t index) const noexcept { return access_[index]; }
+  // Runs system `index` alone, with its access installed when checks are on (the default).
+  SystemResult run_system(std::uint32_t index) noexcept;
+  // Access checks cost a pointer test per access when off, a bit test when on; they never
+  // change state (docs/systems.md, figures).
+  void setAccessChecks(bool on) noexcept { access_checks_ = on; }
+  bool accessChecks() const noexcept { return access_checks_; }
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -49,10 +60,18 @@ class Runner {
   // The tick without the hash (benchmarks time hashing separately); hash() is stale until
   // rehash().
   Status advance(std::span<const std::byte> inputs) noexcept;
-  // Hashes the current state, stores and returns it.
+  // Hashes the current state, stores and returns it. Incremental (IncrementalHasher): equal
+  // to hash_world(world()) as long as no mutable pointer is written after the hash it was
+  // obtained before (docs/hashing.md).
   const StateHash& rehash() noexcept;
   // Hash of the state after the last step() / rehash() (tick 0 after construction).
   const StateHash& hash() const noexcept { return hash_; }
+
+  // Optional observer of the tick's slices (inputs, each system, flush, hash); null: none.
+  // Not owned; must outlive its use. A RollbackSession over this runner reports its
+  // snapshot/rollback/resimulation slices to the same probe.
+  void set_probe(TickProbe* probe) noexcept { probe_ = probe; }
+  TickProbe* probe() const noexcept { return probe_; }
 
   // Canonical (little-endian) input bytes ↔ host order, in place, using the input type's
   // field list. No-ops on little-endian hosts. `bytes` holds whole input structs.
@@ -66,9 +85,13 @@ class Runner {
   SimConfig config_;
   std::unique_ptr<World> world_;
   SystemList systems_;
+  AccessSet access_[SystemList::kMaxSystems];
+  bool access_checks_ = true;
   std::uint32_t frame_bytes_ = 0;
   Status status_;
   StateHash hash_{};
+  IncrementalHasher hasher_;
+  TickProbe* probe_ = nullptr;
   char failure_[256] = {};
 };
 
