@@ -5,9 +5,12 @@
 
 #include <lockstep/cached_query.h>
 #include <lockstep/dynamic_query.h>
+#include <lockstep/query_where.h>
 #include <lockstep/system_access.h>
 
 #include <gtest/gtest.h>
+
+#include <utility>
 
 using namespace lockstep;
 using namespace lockstep_test;
@@ -183,6 +186,22 @@ TEST_F(AccessWorld, CachedAndDynamicQueriesAreChecked) {
   CachedQuery<term::read<Pos>, term::none<Health>, term::with<Vel>> filtered;
   EXPECT_TRUE(filtered.each(w, [&](Entity, const Pos&) { ++rows; }).ok());
   EXPECT_EQ(rows, 1);
+}
+
+TEST_F(AccessWorld, PredicateWalksNeedReadOfThePredicateComponents) {
+  CachedQuery<term::read<Pos>> q;
+  const Predicate on_vel = field(&Vel::x) > 0;
+  const Predicate on_pos = field(&Pos::x) > 1;
+  const AccessSet s = access(Reads<Pos>{}, Writes<>{});
+  World::AccessScope scope(w, &s);
+  std::uint64_t n = 7;
+  EXPECT_EQ(count_where(q, w, on_vel, n).code(), ErrorCode::InvalidArgument);
+  expect_event(EventId::AccessUndeclaredRead, 1);
+  ASSERT_TRUE(count_where(q, w, on_pos, n).ok());
+  EXPECT_EQ(n, 1u);  // b (x = 5); a has x = 1
+  CachedQuery<term::write<Pos>> writer;
+  EXPECT_EQ(each_where(writer, w, on_pos, [](Entity, Pos&) {}).code(), ErrorCode::InvalidArgument);
+  expect_event(EventId::AccessUndeclaredWrite, 0);
 }
 
 TEST_F(AccessWorld, ScopesNestAndRestore) {

@@ -262,6 +262,8 @@ Status prepare_read(Q& q, const World& w, const Predicate& p, PredicateBinding& 
     if (!WhereAccess::built(q)) return {ErrorCode::InvalidArgument, "DynamicQuery: the query was not built"};
   if (Status s = q.refresh(w); !s.ok()) return s;
   if (Status s = bind(p, w, b); !s.ok()) return s;
+  // System access (docs/systems.md): the fetches as for each(), and Read of every component
+  // the predicate (and the order field) looks at.
   if (w.access() != nullptr) {
     if (Status s = check_query_access(w, WhereAccess::spec(q)); !s.ok()) return s;
     if (Status s = check_predicate_access(w, p, b, order_field); !s.ok()) return s;
