@@ -98,10 +98,6 @@ Status command_access(const World& w, std::uint8_t op, std::uint32_t type_key) n
   return Status::Ok();
 }
 
-Status access_violation_of(const World& w, AccessKind kind, std::uint32_t id) noexcept {
-  return AccessCheck::violation(w, kind, id, Entity::null());
-}
-
 Status check_query_access(const World& w, const QuerySpec& spec) noexcept {
   const AccessSet* a = w.access();
   if (a == nullptr) return Status::Ok();

@@ -6,6 +6,7 @@
 
 #include <lockstep/cached_query.h>
 #include <lockstep/dynamic_query.h>
+#include <lockstep/query_where.h>
 #include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
@@ -35,6 +36,7 @@ enum ExtraOp : std::uint8_t {
   kRestore,          // load the last snapshot
   kRawBytes,         // get_bytes_mutable (tools)
   kResourceReadOnly, // const resource<T>() must not be needed for correctness, only speed
+  kWhereWrite,       // each_where over a CachedQuery with a Write term
   kExtraKinds
 };
 
@@ -52,6 +54,7 @@ struct Harness {
   bool saved = false;
   std::vector<Entity> saved_handles;
   lockstep::CachedQuery<lockstep::term::write<Vel>> vel_query;
+  lockstep::CachedQuery<lockstep::term::write<Health>> health_query;
 
   Harness() {
     register_all(world);
@@ -110,6 +113,11 @@ struct Harness {
       case kResourceReadOnly: {
         const World& cw = world;
         RC_ASSERT(cw.resource<Rng>() != nullptr);
+        break;
+      }
+      case kWhereWrite: {
+        const lockstep::Predicate p = lockstep::field(&Health::hp) < static_cast<std::int32_t>(s.op.a % 1000);
+        (void)lockstep::each_where(health_query, world, p, [&](Entity, Health& h) { h.max = static_cast<std::int32_t>(s.op.b); });
         break;
       }
       default:

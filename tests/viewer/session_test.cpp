@@ -3,7 +3,9 @@
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/inspect/svg.h>
 #include <lockstep/replay/replay_file.h>
+#include <lockstep/hash/snapshot_file.h>
 #include <lockstep/replay/runner.h>
+#include <lockstep/snapshot.h>
 #include <lockstep/viewer/session.h>
 
 #include <gtest/gtest.h>
@@ -89,6 +91,68 @@ TEST_F(ViewerSession, ReplayHashesAreTheRunnersAtEveryTickSeekedToInAnyOrder) {
   const std::string beyond = s.seek(r.frame_count() + 1);
   EXPECT_EQ(beyond.rfind("{\"ok\":false", 0), 0u);
   EXPECT_NE(s.error().find("expected 0.." + std::to_string(r.frame_count())), std::string::npos) << s.error();
+}
+
+// Seeking loads the last checkpoint at or before the tick. Shown with a checkpoint at tick
+// 300 that holds ANOTHER match's tick-300 state (seed 2): ticks after it follow that state,
+// ticks before it are the recording's.
+TEST_F(ViewerSession, SeekStartsFromTheLastCheckpointAtOrBeforeTheTick) {
+  const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/fixtures/skirmish/skirmish.replay";
+  lockstep::replay::Replay r;
+  ASSERT_TRUE(lockstep::replay::decode_replay(read_all(path), r, path).ok());
+  const lockstep::replay::Sim* sim = lockstep::replay::find_sim(r.header.sim_name);
+  ASSERT_NE(sim, nullptr);
+  auto run_to = [&](const lockstep::replay::SimConfig& config, std::uint64_t from_state_of_tick, std::uint64_t tick,
+                    std::vector<std::byte>* snapshot_at_from) {
+    lockstep::replay::Runner runner(*sim, config);
+    std::vector<std::byte> frame(r.header.frame_bytes());
+    for (std::uint64_t t = 0; t < tick; ++t) {
+      if (t == from_state_of_tick && snapshot_at_from != nullptr) {
+        EXPECT_TRUE(lockstep::encode_snapshot(runner.world().storage(), *snapshot_at_from).ok());
+      }
+      const auto f = r.frame(t);
+      std::copy(f.begin(), f.end(), frame.begin());
+      lockstep::replay::Runner::canonical_to_host(sim->input_type(), frame);
+      EXPECT_TRUE(runner.step(frame).ok());
+    }
+    return hex16(runner.hash().total);
+  };
+  lockstep::replay::SimConfig other = r.header.config;
+  other.seed = r.header.config.seed + 1;
+  lockstep::replay::Checkpoint cp;
+  cp.tick = 300;
+  (void)run_to(other, 300, 301, &cp.snapshot);
+  ASSERT_FALSE(cp.snapshot.empty());
+  // Reference for tick 450 from that checkpoint: the other match's state at 300, then the
+  // recording's frames 300..449.
+  std::string from_checkpoint;
+  {
+    lockstep::replay::Runner runner(*sim, r.header.config);
+    lockstep::Snapshot scratch(runner.world());
+    ASSERT_TRUE(lockstep::load_snapshot_bytes(cp.snapshot, runner.world(), scratch, "cp").ok());
+    std::vector<std::byte> frame(r.header.frame_bytes());
+    for (std::uint64_t t = 300; t < 450; ++t) {
+      const auto f = r.frame(t);
+      std::copy(f.begin(), f.end(), frame.begin());
+      lockstep::replay::Runner::canonical_to_host(sim->input_type(), frame);
+      ASSERT_TRUE(runner.step(frame).ok());
+    }
+    from_checkpoint = hex16(runner.hash().total);
+  }
+  const std::string recorded_450 = run_to(r.header.config, 0, 450, nullptr);
+  ASSERT_NE(from_checkpoint, recorded_450);
+  r.header.flags |= lockstep::replay::kReplayHasCheckpoints;
+  r.header.checkpoint_interval = 300;
+  r.checkpoints = {cp};
+  std::vector<std::byte> bytes;
+  ASSERT_TRUE(lockstep::replay::encode_replay(r, bytes).ok());
+
+  lockstep::viewer::Session s;
+  const std::string info = s.load(bytes, "ckpt.replay");
+  EXPECT_NE(info.find("\"checkpoints\":[300]"), std::string::npos) << info;
+  EXPECT_EQ(frame_total(s.seek(450)), from_checkpoint);
+  EXPECT_EQ(frame_total(s.seek(299)), run_to(r.header.config, 0, 299, nullptr));  // back, before it: from tick 0
+  EXPECT_EQ(frame_total(s.seek(450)), from_checkpoint);
 }
 
 TEST_F(ViewerSession, EntitiesCarryMarkedPositionsTeamsAndNamedFields) {

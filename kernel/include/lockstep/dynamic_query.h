@@ -165,6 +165,7 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
   guard.read_components = spec_.read_set;
   guard.listed_components = spec_.listed_set;
   const detail::IdSet256 matched = cache_.matched;
+  detail::QueryAccess::settle(world, matched);
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
   const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
   const std::uint32_t* generations = detail::QueryAccess::generations(world);

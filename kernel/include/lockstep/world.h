@@ -34,6 +34,16 @@ namespace lockstep {
 namespace detail {
 template <class...>
 struct TypeList {};
+template <class... Ts>
+constexpr bool distinct_component_types() {
+  if constexpr (sizeof...(Ts) <= 1) {
+    return true;
+  } else {
+    return []<class T, class... Rest>(TypeList<T, Rest...>) {
+      return (!std::is_same_v<T, Rest> && ...) && distinct_component_types<Rest...>();
+    }(TypeList<Ts...>{});
+  }
+}
 struct QueryAccess;  // the query layer's window into World (cached_query.h)
 struct AccessCheck;  // system access checks (system_access.cpp)
 struct ObserverRegistry;  // observers.cpp
@@ -92,6 +102,48 @@ class World {
     if (id < 0) return {ErrorCode::NotRegistered, "addComponent: component type not registered"};
     return add_bytes(e, static_cast<std::uint32_t>(id), &value);
   }
+  // Adds several components in ONE structural move (docs/kernel.md, "Adding several
+  // components at once"): values, enable bits and change ticks end as if each addComponent
+  // had been called in order, but no intermediate archetype is created, and the call is
+  // all-or-nothing (a guard rejection or a capacity error changes nothing).
+  template <class... Ts>
+  Status addComponents(Entity e, const Ts&... values) noexcept {
+    static_assert(sizeof...(Ts) >= 1, "addComponents: name at least one component");
+    static_assert(detail::distinct_component_types<Ts...>(), "addComponents: a component type appears twice");
+    const std::int32_t ids[] = {component_id_of(detail::type_key<Ts>())...};
+    const void* const ptrs[] = {static_cast<const void*>(&values)...};
+    std::uint32_t uids[sizeof...(Ts)];
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k) {
+      if (ids[k] < 0) return {ErrorCode::NotRegistered, "addComponents: component type not registered"};
+      uids[k] = static_cast<std::uint32_t>(ids[k]);
+    }
+    return add_many(e, uids, ptrs, sizeof...(Ts));
+  }
+  // A new entity holding these components, placed straight into their archetype (the same
+  // state as create() followed by addComponents, without passing through archetype 0).
+  template <class... Ts>
+  Status tryCreateWith(Entity& out, const Ts&... values) noexcept {
+    static_assert(detail::distinct_component_types<Ts...>(), "tryCreateWith: a component type appears twice");
+    out = Entity::null();
+    const std::int32_t ids[] = {0, component_id_of(detail::type_key<Ts>())...};
+    const void* const ptrs[] = {nullptr, static_cast<const void*>(&values)...};
+    std::uint32_t uids[sizeof...(Ts) + 1];
+    for (std::size_t k = 1; k <= sizeof...(Ts); ++k) {
+      if (ids[k] < 0) return {ErrorCode::NotRegistered, "tryCreateWith: component type not registered"};
+      uids[k] = static_cast<std::uint32_t>(ids[k]);
+    }
+    return create_with(out, uids + 1, ptrs + 1, sizeof...(Ts));
+  }
+  template <class... Ts>
+  Entity createWith(const Ts&... values) noexcept {
+    Entity e;
+    (void)tryCreateWith(e, values...);
+    return e;
+  }
+  // Untyped forms (tools): ids[k] gets the bytes at values[k]; a repeated id takes the last.
+  Status add_many(Entity e, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept;
+  Status create_with(Entity& out, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept;
+
   template <class T>
   Status removeComponent(Entity e) noexcept {
     const std::int32_t id = component_id_of(detail::type_key<T>());
@@ -312,6 +364,7 @@ class World {
   Status checkInvariants() const noexcept;
 
   struct FlushScratch;  // internal working memory of flush (kernel/src/world_scratch.h)
+  struct RowOrderScratch;  // working memory of the row-order restore (kernel/src/row_order_scratch.h)
   static constexpr std::uint8_t kUntracked = 0xFF;
 
  private:
@@ -381,11 +434,20 @@ class World {
   Status ensure_capacity(detail::Archetype& a, std::uint32_t rows) noexcept;
   bool relocate(detail::Archetype& a, std::uint32_t capacity) noexcept;
   void compact(bool tight) noexcept;
-  std::uint32_t insert_row(detail::Archetype& a, std::uint32_t slot) noexcept;
+  // Row order (world_rows.cpp): O(1) appends and removals; settle* restore ascending slot
+  // order (physical layout only, hence const) before rows are read in order.
+  std::uint32_t append_row(detail::Archetype& a, std::uint32_t slot) noexcept;
   void remove_row(detail::Archetype& a, std::uint32_t row) noexcept;
+  void settle_archetype(std::uint32_t archetype) const noexcept;
+  void settle_set(const detail::IdSet256& archetypes) const noexcept;
+  void settle_all() const noexcept;
   Status structural_change(Entity e, std::uint32_t id, const detail::IdSet256& mask, const void* value) noexcept;
   Status move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_t added_component,
                      const void* value) noexcept;
+  // Several components in one move (world_multi_add.cpp).
+  Status move_entity_many(std::uint32_t slot, std::uint32_t target, const std::uint32_t* ids,
+                          const void* const* values, std::uint32_t count) noexcept;
+  Status notify_adds(Entity e, const std::uint32_t* ids, std::uint32_t count, const detail::IdSet256& added) noexcept;
   std::uint32_t take_slot() noexcept;
   void release_slot(std::uint32_t slot) noexcept;
   void debug_check() const noexcept;
@@ -466,6 +528,9 @@ class World {
 
   std::unique_ptr<CommandBuffer> commands_;
   std::unique_ptr<FlushScratch> scratch_;
+  std::unique_ptr<RowOrderScratch> order_scratch_;
+  // Archetypes whose rows are not in slot order yet (holes or a tail); not state.
+  mutable detail::IdSet256 unsettled_;
   std::unique_ptr<detail::ObserverRegistry> observers_;  // null until the first observe()
 
   // Enable bits: per slot, bit c = component c disabled. Invariant: a subset of the slot's
@@ -588,6 +653,7 @@ Status World::each(Fn&& fn, Tags...) {
         guard.matched_archetypes.insert(a);
       }
     }
+    settle_set(guard.matched_archetypes);
     // Enable bits and change ticks cost nothing unless some bit is set / a Write-listed
     // component is tracked: then the checked loop runs instead.
     std::uint64_t skip = 0;
