@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   lockstep_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  const double off = reporter.ns("BM_skirmish_ticks/0"), on = reporter.ns("BM_skirmish_ticks/1");
-  const double g_off = reporter.ns("BM_get_mutable/0"), g_on = reporter.ns("BM_get_mutable/1");
+  const double off = reporter.ns("BM_skirmish_ticks/0/repeats:5"), on = reporter.ns("BM_skirmish_ticks/1/repeats:5");
+  const double g_off = reporter.ns("BM_get_mutable/0/repeats:5"), g_on = reporter.ns("BM_get_mutable/1/repeats:5");
   std::printf("\nsummary (medians of 5, CPU time): skirmish %u units, %u ticks from one snapshot\n", kUnits, kTicks);
   if (off > 0 && on > 0)
     std::printf("  ticks: checks off %.3f ms, on %.3f ms, ratio on/off %.3f\n", off / 1e6, on / 1e6, on / off);
