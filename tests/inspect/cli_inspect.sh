@@ -247,13 +247,15 @@ $diff_text"
     # in the same process shows it — netsim catches it.
     expect 0 "$bin" synctest --sim broken-stale --ticks 100 --per-system
     expect 1 "$bin" netsim --sim broken-stale --ticks 100 --hash-interval 1 --bundle-dir "$work"
-    contains err.txt "first divergent confirmed tick 1 (peer 1 vs peer 0 at tick 1: confirmed state hashes differ)"
+    # States of the first divergent confirmed tick (1) itself, peer 0 | peer 1.
+    contains err.txt "first divergent confirmed tick 1 (peer 0 vs peer 1: confirmed state hashes differ); states of that tick kept"
     contains err.txt "differs: Score (3 differences)"
-    contains err.txt "  Score.points[0]: 0 | 360"
+    contains err.txt "  Score.points[0]: 120 | 0"
     expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle"
     contains out.txt "desync bundle: netsim, sim broken-stale v1, first divergent tick 1"
-    contains out.txt "  Score.points[0]: 0 | 360"
-    contains out.txt "  Score.ticks: 0 | 3"
+    contains out.txt "  Score.points[0]: 120 | 0"
+    contains out.txt "  Score.points[1]: 160 | 0"
+    contains out.txt "  Score.ticks: 1 | 0"
     ;;
   planted_peer)
     # Simulation that depends on the local player: every peer simulates differently.
@@ -293,7 +295,7 @@ assert d['parts']==[{'kind':'component','part':'Body','differences':16,'entities
     contains err.txt "no component of this state has a marked position field"
     expect 1 "$bin" netsim --sim broken-peer --ticks 60 --hash-interval 1 --bundle-dir "$work"
     expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle" --svg "$work/diff.svg"
-    contains diff.svg "Body[0:1].pos: 0 | 0.001953125</text>"
+    contains diff.svg "Body[0:1].pos: 0.0009765625 | 0</text>"
     contains diff.svg "differs: Body"
     [[ $(grep -c 'fill="#e15759"' "$work/diff.svg") -eq 8 ]] || { echo "FAIL: expected 8 highlighted bodies"; exit 1; }
     rsvg-convert "$work/units.svg" -o "$work/units.png" || { echo "FAIL: rsvg-convert units.svg"; exit 1; }
