@@ -138,11 +138,25 @@ int netsim_cmd(const NetsimArgs& a) {
       theirs = other.checkpoint(d.event.tick);
       if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
     }
-    if (!r.peers_agree && r.disagreement_tick < d.event.tick)
+    // The states of the first divergent confirmed tick itself, captured during the match
+    // (netsim.h: NetsimDivergence); else those of the hash-report tick.
+    const rollback::NetsimDivergence& fd = net.first_divergence();
+    const bool exact = fd.found && fd.states_kept && fd.tick <= d.event.tick;
+    const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
+    if (exact)
+      evidence = "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " vs " + lb +
+                 ": confirmed state hashes differ); states of that tick kept\n" + evidence;
+    else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
       evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
                  "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
                  " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
-    if (ours != nullptr && theirs != nullptr) {
+    if (exact) {
+      inspect::DiffOptions dopt;
+      dopt.limit = 12;
+      const inspect::StateDiff sd = inspect::diff(fd.a, fd.b, dopt);
+      evidence += "state diff at tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
+                  inspect::format_text(sd, la, lb);
+    } else if (ours != nullptr && theirs != nullptr) {
       inspect::DiffOptions dopt;
       dopt.limit = 12;
       const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
@@ -152,14 +166,25 @@ int netsim_cmd(const NetsimArgs& a) {
       evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
     }
     if (!a.bundle_dir.empty()) {
-      inspect::Bundle b = rollback::session_desync_bundle(mine, theirs, "netsim");
-      b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+      inspect::Bundle b;
+      if (exact) {
+        b.source = "netsim";
+        inspect::set_sim(b, *o.sim, o.config);
+        b.tick = fd.tick;
+        b.facts = inspect::build_facts(o.sim, &fd.a);
+        b.sides.push_back({la, true, fd.a, inspect::breakdown(fd.hash_a)});
+        b.sides.push_back({lb, true, fd.b, inspect::breakdown(fd.hash_b)});
+      } else {
+        b = rollback::session_desync_bundle(mine, theirs, "netsim");
+        b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+      }
       b.report = evidence;
       // The confirmed inputs from the initial state to the kept states.
       const replay::Replay& log = net.confirmed(0);
       b.inputs_from = 0;
       b.frame_bytes = log.header.frame_bytes();
-      for (std::uint64_t t = 0; t < d.event.tick && t < log.frame_count(); ++t) {
+      const std::uint64_t states_at = exact ? fd.tick : d.event.tick;
+      for (std::uint64_t t = 0; t < states_at && t < log.frame_count(); ++t) {
         const auto f = log.frame(t);
         b.inputs.insert(b.inputs.end(), f.begin(), f.end());
       }

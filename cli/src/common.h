@@ -43,6 +43,7 @@ Command add_peer(CLI::App& root);      // cmd_peer.cpp (rollback over UDP)
 Command add_spectate(CLI::App& root);  // cmd_peer.cpp (spectator over UDP)
 Command add_snapshot(CLI::App& root);  // cmd_snapshot.cpp
 Command add_query(CLI::App& root);     // cmd_query.cpp (inspect query language)
+Command add_view(CLI::App& root);      // cmd_view.cpp (viewer)
 
 // ---- JSON output ------------------------------------------------------------------------
 class Json {

@@ -56,7 +56,7 @@ enum class Bug : std::uint8_t { Stale, Peer, Platform };
 
 template <Bug B>
 void push_system(World& w) {
-  const DriftInputs* in = w.resource<DriftInputs>();
+  const DriftInputs* in = w.readResource<DriftInputs>();
   (void)w.each<Body>([&](Entity, Body& b) {
     b.vel = fixed::from_raw(b.vel.raw() + std::int64_t{in->push[b.owner & 3]} * (fixed::one_raw / 8));
   }, Write{});

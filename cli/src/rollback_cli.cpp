@@ -30,7 +30,7 @@ LOCKSTEP_COMPONENT(BrokenInputs, delta);
 std::uint64_t g_hidden = 0;  // the deliberate bug: simulation state outside the world
 
 void broken_system(World& w) {
-  const BrokenInputs* in = w.resource<BrokenInputs>();
+  const BrokenInputs* in = w.readResource<BrokenInputs>();
   const std::uint64_t hidden = ++g_hidden;
   (void)w.each<Counter>([&](Entity, Counter& c) {
     c.value = static_cast<std::int64_t>(

@@ -35,7 +35,7 @@ vec2 home(std::uint32_t team) noexcept {
 }
 
 void steer(World& w) {
-  const Controls& c = *w.resource<Controls>();
+  const Controls& c = *w.readResource<Controls>();
   (void)w.each<Position, Velocity, Fighter>(
       [&](Entity, const Position& pos, Velocity& vel, const Fighter& f) {
         const vec2 to = c.rally[f.team] - pos.p;
@@ -83,7 +83,7 @@ void fight(World& w) {
 }
 
 void spawn(World& w) {
-  const Controls& c = *w.resource<Controls>();
+  const Controls& c = *w.readResource<Controls>();
   Score& s = *w.resource<Score>();
   const std::uint32_t per_team = w.config().max_entities / c.players;
   std::uint32_t alive[kMaxPlayers] = {};
@@ -148,10 +148,18 @@ class ArenaSim final : public lockstep::replay::Sim {
     if (s.ok()) s = w.registerResource<Controls>();
     if (s.ok()) s = w.registerResource<Score>();
     if (s.ok()) s = w.registerResource<lockstep::Rng>(lockstep::Rng(0));
-    if (s.ok()) s = systems.add({"arena.steer", &steer, {"Controls", "Position", "Fighter"}, {"Velocity"}});
-    if (s.ok()) s = systems.add({"arena.move", &move, {"Velocity"}, {"Position"}});
-    if (s.ok()) s = systems.add({"arena.fight", &fight, {"Position"}, {"Fighter", "Score", "Rng"}});
-    if (s.ok()) s = systems.add({"arena.spawn", &spawn, {"Controls", "Fighter"}, {"Score"}});
+    // Declared access is enforced while each system runs (lockstep docs/systems.md).
+    using lockstep::Commands;
+    using lockstep::Reads;
+    using lockstep::Writes;
+    using lockstep::replay::make_system;
+    if (s.ok()) s = systems.add(make_system("arena.steer", &steer, Reads<Controls, Position, Fighter>{}, Writes<Velocity>{}));
+    if (s.ok()) s = systems.add(make_system("arena.move", &move, Reads<Velocity>{}, Writes<Position>{}));
+    if (s.ok())
+      s = systems.add(make_system("arena.fight", &fight, Reads<Position>{}, Writes<Fighter, Score, lockstep::Rng, Commands>{}));
+    if (s.ok())
+      s = systems.add(make_system("arena.spawn", &spawn, Reads<Controls>{},
+                                  Writes<Score, Commands, Position, Velocity, Fighter>{}));
     return s;
   }
   Status init(World& w, const SimConfig& c) const noexcept override {

@@ -1,6 +1,8 @@
 // State dumps (dump.h).
 #include <lockstep/inspect/dump.h>
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace lockstep::inspect {
@@ -68,6 +70,7 @@ struct Matcher {
     return false;
   }
   bool entity(std::uint32_t slot, std::uint32_t gen) const {
+    if (f.where && !std::binary_search(f.where_slots.begin(), f.where_slots.end(), slot)) return false;
     if (f.entities.empty()) return true;
     for (const Ent& e : ents)
       if (e.slot == slot && (!e.has_gen || e.gen == gen)) return true;
@@ -90,7 +93,7 @@ struct Matcher {
   }
   bool resource(const Type& t) const {
     if (!f.resources) return false;
-    if (!f.entities.empty() && f.types.empty()) return false;
+    if ((!f.entities.empty() || f.where) && f.types.empty()) return false;
     return type(t.name) && any_field(t);
   }
 };

@@ -31,8 +31,8 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
   runner.sim().apply_inputs(w, inputs);
   std::uint32_t stage = 0;
   if (!after(stage++, w)) return false;
-  for (const replay::System& s : runner.systems().systems()) {
-    s.run(w);
+  for (std::uint32_t i = 0; i < runner.systems().systems().size(); ++i) {
+    runner.run_system(i);
     if (!after(stage++, w)) return false;
   }
   const Status flushed = w.flush();

@@ -12,6 +12,10 @@ const char* to_string(EventId id) noexcept {
     case EventId::IterationClear: return "iteration_clear";
     case EventId::IterationNested: return "iteration_nested";
     case EventId::RateLimited: return "rate_limited";
+    case EventId::AccessUndeclaredRead: return "access_undeclared_read";
+    case EventId::AccessUndeclaredWrite: return "access_undeclared_write";
+    case EventId::AccessUndeclaredResource: return "access_undeclared_resource";
+    case EventId::AccessUndeclaredCommands: return "access_undeclared_commands";
     case EventId::Count_: break;
   }
   return "unknown";
@@ -45,6 +49,13 @@ class StderrSink final : public EventSink {
       std::fprintf(stderr, "lockstep %s %s: %s event=%s suppressed=%llu\n", e.subsystem,
                    severity_name(e.severity), to_string(e.id), to_string(e.summarised),
                    static_cast<unsigned long long>(e.suppressed));
+      return;
+    }
+    if (e.system != nullptr) {
+      std::fprintf(stderr,
+                   "lockstep %s %s: %s system=%s entity_id=%u generation=%u component_id=%d resource_id=%d\n",
+                   e.subsystem, severity_name(e.severity), to_string(e.id), e.system, e.entity.slot,
+                   e.entity.generation, e.component_id, e.resource_id);
       return;
     }
     std::fprintf(stderr,

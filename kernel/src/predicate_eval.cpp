@@ -2,6 +2,8 @@
 // of a column building a bit mask, specialised per element type and operator so the loop
 // body is a load, a compare and an OR; the DNF is then combined on the masks. This keeps a
 // one-field predicate close to a hand-written loop over the column (docs/query.md).
+#include "access_check.h"
+
 #include <lockstep/query_where.h>
 
 #include <cstring>
@@ -27,6 +29,23 @@ bool matches(const Predicate& p, const PredicateBinding& b, const World& world, 
 }
 
 namespace detail {
+
+Status check_predicate_access(const World& w, const Predicate& p, const PredicateBinding& b,
+                              const FieldRef* order_field) noexcept {
+  const AccessSet* a = w.access();
+  if (a == nullptr) return Status::Ok();
+  for (std::uint32_t i = 0; i < p.atomCount(); ++i) {
+    const std::uint32_t id = b.component[i];
+    if (id != PredicateBinding::kUnbound && !a->allows(AccessKind::ReadComponent, id))
+      return AccessCheck::violation(w, AccessKind::ReadComponent, id, Entity::null());
+  }
+  if (order_field != nullptr) {
+    const std::int32_t id = w.componentIdByName(order_field->type->name);
+    if (id >= 0 && !a->allows(AccessKind::ReadComponent, static_cast<std::uint32_t>(id)))
+      return AccessCheck::violation(w, AccessKind::ReadComponent, static_cast<std::uint32_t>(id), Entity::null());
+  }
+  return Status::Ok();
+}
 
 namespace {
 

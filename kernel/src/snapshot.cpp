@@ -38,12 +38,14 @@ void derive_columns(Archetype& a, const detail::TypeInfo* components) noexcept {
   a.mask = detail::IdSet256{};
   std::fill(std::begin(a.column_of), std::end(a.column_of), kNoColumn);
   a.row_bytes = 4;
+  a.widest = 4;
   for (std::uint32_t c = 0; c < a.column_count; ++c) {
     const std::uint32_t id = a.component_ids[c];
     a.mask.insert(id);
     a.column_of[id] = static_cast<std::uint8_t>(c);
     a.column_size[c] = components[id].size;
     a.row_bytes += components[id].size;
+    a.widest = std::max(a.widest, components[id].size);
   }
 }
 
@@ -206,6 +208,7 @@ Status Snapshot::assign(const World& world, const SnapshotParts& parts) {
 // ---- World::save / load --------------------------------------------------------------------
 
 void World::save(Snapshot& out) const noexcept {
+  settle_all();  // snapshots hold rows in slot order
   if (!out.generations_ || !same_capacities(out.config_, config_)) out.reserve(*this);  // allocates once
   detail::StorageImage& img = out.image_;
   img.tick = tick_;
@@ -387,6 +390,7 @@ Status World::load(const Snapshot& in) noexcept {
   }
   const bool slack = with_slack <= arena_size_;
   archetype_count_ = img.archetype_count;
+  unsettled_ = detail::IdSet256{};  // every loaded archetype is in slot order
   std::uint64_t cursor = 0;
   live = 0;
   for (std::uint32_t ai = 0; ai < archetype_count_; ++ai) {
@@ -396,6 +400,8 @@ Status World::load(const Snapshot& in) noexcept {
     std::copy_n(src.component_ids, src.column_count, a.component_ids);
     derive_columns(a, components_.get());
     a.rows = src.rows;
+    a.sorted = a.rows;
+    a.holes = 0;
     a.block = cursor;
     a.block_bytes = packed_layout(a, slack ? a.rows + a.rows / 4 + 16 : a.rows);
     refresh_pointers(a);

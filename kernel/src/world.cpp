@@ -1,5 +1,9 @@
 // World storage: entity table, archetypes and their column arena, structural changes.
 // The rules this file follows are in docs/kernel.md and docs/determinism.md.
+#include "copy_value.h"
+#include "row_order_scratch.h"
+#include "access_check.h"
+#include "observer_registry.h"
 #include "world_scratch.h"
 
 #include <lockstep/world.h>
@@ -86,6 +90,7 @@ World::World(const WorldConfig& config)
 
   commands_ = std::make_unique<CommandBuffer>(config_);
   scratch_ = std::make_unique<FlushScratch>(config_);
+  order_scratch_ = std::make_unique<RowOrderScratch>(config_);
 
   std::uint32_t empty_id = 0;
   const Status s = create_archetype(IdSet256{}, empty_id);
@@ -179,12 +184,14 @@ Status World::create_archetype(const IdSet256& mask, std::uint32_t& out) noexcep
   a.mask = mask;
   std::fill(std::begin(a.column_of), std::end(a.column_of), kNoColumn);
   a.row_bytes = 4;
+  a.widest = 4;
   for (std::uint32_t id = 0; id < component_count_; ++id) {
     if (!mask.contains(id)) continue;
     a.column_of[id] = static_cast<std::uint8_t>(a.column_count);
     a.component_ids[a.column_count] = static_cast<std::uint8_t>(id);
     a.column_size[a.column_count] = components_[id].size;
     a.row_bytes += components_[id].size;
+    a.widest = std::max(a.widest, components_[id].size);
     ++a.column_count;
   }
   a.rows = 0;
@@ -277,44 +284,13 @@ Status World::ensure_capacity(Archetype& a, std::uint32_t rows) noexcept {
   if (relocate(a, grown)) return Status::Ok();
   compact(false);
   if (relocate(a, grown)) return Status::Ok();
+  // Holes are physical rows without a live entity: drop them before the tight compaction, so
+  // physical rows equal live rows and the sizing argument of the constructor holds.
+  settle_all();
   compact(true);
   if (relocate(a, rows)) return Status::Ok();
   // Unreachable while the logical row budget holds (see the arena sizing in the constructor).
   return {ErrorCode::Internal, "column arena exhausted within the row budget"};
-}
-
-std::uint32_t World::insert_row(Archetype& a, std::uint32_t slot) noexcept {
-  std::uint32_t* slots = slot_column(a);
-  const std::uint32_t pos = static_cast<std::uint32_t>(std::lower_bound(slots, slots + a.rows, slot) - slots);
-  const std::uint32_t tail = a.rows - pos;
-  if (tail != 0) {
-    for (std::uint32_t c = 0; c < a.column_count; ++c) {
-      std::byte* col = column_base(a, c);
-      const std::size_t s = a.column_size[c];
-      std::memmove(col + (pos + 1) * s, col + pos * s, tail * s);
-    }
-    std::memmove(slots + pos + 1, slots + pos, tail * 4u);
-  }
-  slots[pos] = slot;
-  ++a.rows;
-  for (std::uint32_t r = pos + 1; r < a.rows; ++r) rows_[slots[r]] = r;
-  rows_[slot] = pos;
-  return pos;
-}
-
-void World::remove_row(Archetype& a, std::uint32_t row) noexcept {
-  std::uint32_t* slots = slot_column(a);
-  const std::uint32_t tail = a.rows - row - 1;
-  if (tail != 0) {
-    for (std::uint32_t c = 0; c < a.column_count; ++c) {
-      std::byte* col = column_base(a, c);
-      const std::size_t s = a.column_size[c];
-      std::memmove(col + row * s, col + (row + 1) * s, tail * s);
-    }
-    std::memmove(slots + row, slots + row + 1, tail * 4u);
-  }
-  --a.rows;
-  for (std::uint32_t r = row; r < a.rows; ++r) rows_[slots[r]] = r;
 }
 
 // Moves the entity in `slot` to archetype `target`, copying shared columns; when
@@ -328,7 +304,7 @@ Status World::move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_
   if (Status s = ensure_capacity(dst, dst.rows + 1); !s.ok()) return s;
   Archetype& src = archetypes_[source];
   const std::uint32_t src_row = rows_[slot];
-  const std::uint32_t dst_row = insert_row(dst, slot);
+  const std::uint32_t dst_row = append_row(dst, slot);
   for (std::uint32_t c = 0; c < dst.column_count; ++c) {
     const std::uint32_t id = dst.component_ids[c];
     const std::size_t s = dst.column_size[c];
@@ -338,7 +314,7 @@ Status World::move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_
     } else {
       const std::uint8_t sc = src.column_of[id];
       LOCKSTEP_DEBUG_ASSERT(sc != kNoColumn);
-      std::memcpy(to, column_base(src, sc) + std::size_t{src_row} * s, s);
+      detail::copy_value(to, column_base(src, sc) + std::size_t{src_row} * s, s);
     }
   }
   remove_row(src, src_row);
@@ -371,6 +347,11 @@ void World::release_slot(std::uint32_t slot) noexcept {
 
 Status World::tryCreate(Entity& out) noexcept {
   out = Entity::null();
+  if (guard_ != nullptr && guard_->observer) {  // observers defer structural changes (observers.h)
+    Event ev;
+    ev.id = EventId::IterationMutation;
+    return report(ev);
+  }
   if (free_count_ == 0 && slot_count_ >= config_.max_entities)
     return {ErrorCode::CapacityExceeded, "WorldConfig::max_entities reached"};
   Archetype& empty = archetypes_[0];
@@ -382,7 +363,7 @@ Status World::tryCreate(Entity& out) noexcept {
   if (gen == 0) gen = 1;  // first use of the slot; destroy() already bumped reused ones
   alive_[slot] = 1;
   entity_archetype_[slot] = 0;
-  insert_row(empty, slot);
+  append_row(empty, slot);
   used_row_bytes_ += empty.row_bytes;
   ++live_count_;
   out = Entity{slot, gen};
@@ -401,6 +382,9 @@ bool World::alive(Entity e) const noexcept { return valid(e); }
 Status World::destroy(Entity e) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "destroy: null, stale or foreign entity handle"};
   const std::uint32_t arch = entity_archetype_[e.slot];
+  if (access_ != nullptr) {
+    if (Status s = detail::AccessCheck::destroy(*this, e, archetypes_[arch].mask); !s.ok()) return s;
+  }
   if (guard_ != nullptr && guard_->matched_archetypes.contains(arch)) {
     Event ev;
     ev.id = EventId::IterationMutation;
@@ -409,6 +393,7 @@ Status World::destroy(Entity e) noexcept {
     ev.source_archetype = static_cast<std::int32_t>(arch);
     return report(ev);
   }
+  if (observers_ != nullptr) notify_destroying(e);
   Archetype& a = archetypes_[arch];
   mark_archetype_written(a);
   remove_row(a, rows_[e.slot]);
@@ -424,6 +409,11 @@ Status World::destroy(Entity e) noexcept {
 }
 
 Status World::clear() noexcept {
+  if (access_ != nullptr) {
+    for (std::uint32_t a = 0; a < archetype_count_; ++a)
+      if (archetypes_[a].rows != archetypes_[a].holes)  // live rows (holes are removed rows)
+        if (Status s = detail::AccessCheck::destroy(*this, Entity::null(), archetypes_[a].mask); !s.ok()) return s;
+  }
   if (guard_ != nullptr) {
     for (std::uint32_t a = 0; a < archetype_count_; ++a) {
       if (guard_->matched_archetypes.contains(a) && archetypes_[a].rows != 0) {
@@ -436,6 +426,7 @@ Status World::clear() noexcept {
     }
   }
   marks_.all_written();
+  if (observers_ != nullptr) notify_clearing();
   for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
     if (alive_[slot] == 0) continue;
     alive_[slot] = 0;
@@ -443,7 +434,12 @@ Status World::clear() noexcept {
     generations_[slot] = generations_[slot] >= Entity::kMaxGeneration ? 1 : generations_[slot] + 1;
     release_slot(slot);
   }
-  for (std::uint32_t a = 0; a < archetype_count_; ++a) archetypes_[a].rows = 0;
+  for (std::uint32_t a = 0; a < archetype_count_; ++a) {
+    archetypes_[a].rows = 0;
+    archetypes_[a].sorted = 0;
+    archetypes_[a].holes = 0;
+  }
+  unsettled_ = IdSet256{};
   if (disabled_total_ != 0) {
     std::fill_n(disabled_.get(), slot_count_, std::uint64_t{0});
     std::fill_n(disabled_blocks_.get(), slot_count_ / 64 + 1, std::uint8_t{0});
@@ -458,6 +454,14 @@ Status World::clear() noexcept {
 // ---- components --------------------------------------------------------------------------
 
 const std::byte* World::get_bytes(Entity e, std::uint32_t component_id) const noexcept {
+  if (access_denied(AccessKind::ReadComponent, component_id)) {
+    (void)access_violation(AccessKind::ReadComponent, component_id, e);
+    return nullptr;
+  }
+  return locate(e, component_id);
+}
+
+const std::byte* World::locate(Entity e, std::uint32_t component_id) const noexcept {
   if (!valid(e) || component_id >= component_count_) return nullptr;
   const Archetype& a = archetypes_[entity_archetype_[e.slot]];
   const std::uint8_t c = a.column_of[component_id];
@@ -466,7 +470,11 @@ const std::byte* World::get_bytes(Entity e, std::uint32_t component_id) const no
 }
 
 std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexcept {
-  std::byte* p = const_cast<std::byte*>(get_bytes(e, component_id));
+  if (access_denied(AccessKind::WriteComponent, component_id)) {
+    (void)access_violation(AccessKind::WriteComponent, component_id, e);
+    return nullptr;
+  }
+  std::byte* p = const_cast<std::byte*>(locate(e, component_id));
   if (p != nullptr && guard_ != nullptr && guard_->read_components.contains(component_id)) {
     Event ev;
     ev.id = EventId::IterationWriteDuringRead;
@@ -486,6 +494,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
 Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "addComponent: unknown component id"};
+  if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
   const std::uint32_t source = entity_archetype_[e.slot];
   Archetype& src = archetypes_[source];
   const std::uint8_t column = src.column_of[id];
@@ -503,11 +512,12 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
                 src.column_size[column]);
     mark_changed(e.slot, id);
     marks_.component_written(id);
-    return Status::Ok();
+    return observers_ != nullptr ? notify_set(e, id, false) : Status::Ok();
   }
   IdSet256 mask = src.mask;
   mask.insert(id);
-  return structural_change(e, id, mask, value);
+  const Status s = structural_change(e, id, mask, value);
+  return s.ok() && observers_ != nullptr ? notify_set(e, id, true) : s;
 }
 
 // Moves e to the archetype of `mask` (e gains or loses component `id`; `value` initialises
@@ -551,11 +561,14 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
 Status World::remove_id(Entity e, std::uint32_t id) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "removeComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "removeComponent: unknown component id"};
+  if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
   const std::uint32_t source = entity_archetype_[e.slot];
   const Archetype& src = archetypes_[source];
   if (src.column_of[id] == kNoColumn) return {ErrorCode::NotFound, "removeComponent: entity lacks the component"};
   IdSet256 mask = src.mask;
   mask.erase(id);
+  if (observers_ != nullptr)
+    if (Status s = notify_removing(e, id, mask); !s.ok()) return s;
   return structural_change(e, id, mask, nullptr);
 }
 
@@ -595,6 +608,7 @@ void World::flushEventSummary() noexcept {
 // ---- state view and invariants -----------------------------------------------------------
 
 StorageView World::storage() const noexcept {
+  settle_all();  // readers of the view see rows in slot order
   detail::StorageImage image;
   image.tick = tick_;
   image.slot_count = slot_count_;
@@ -637,15 +651,30 @@ Status World::checkInvariants() const noexcept {
     const Archetype& a = archetypes_[ai];
     if (a.rows > a.capacity) return {ErrorCode::Internal, "archetype rows exceed capacity"};
     if (a.rows != 0 && a.block + a.block_bytes > arena_top_) return {ErrorCode::Internal, "block beyond arena top"};
+    if (a.sorted > a.rows || a.holes > a.sorted) return {ErrorCode::Internal, "row-order bookkeeping out of range"};
+    if ((a.holes != 0 || a.sorted != a.rows) != unsettled_.contains(ai))
+      return {ErrorCode::Internal, "unsettled-archetype set disagrees with the rows"};
     const std::uint32_t* slots = a.rows != 0 ? slot_column(a) : nullptr;
+    std::uint32_t holes = 0;
+    std::uint32_t previous = 0;
+    bool any = false;
     for (std::uint32_t r = 0; r < a.rows; ++r) {
       const std::uint32_t s = slots[r];
-      if (r != 0 && slots[r - 1] >= s) return {ErrorCode::Internal, "rows not in ascending slot order"};
+      if (s == 0xFFFFFFFFu && r < a.sorted) {
+        ++holes;
+        continue;
+      }
+      if (r < a.sorted) {
+        if (any && previous >= s) return {ErrorCode::Internal, "rows not in ascending slot order"};
+        previous = s;
+        any = true;
+      }
       if (s >= slot_count_ || alive_[s] == 0) return {ErrorCode::Internal, "row holds a free slot"};
       if (entity_archetype_[s] != ai || rows_[s] != r) return {ErrorCode::Internal, "entity table disagrees with rows"};
     }
-    used += std::uint64_t{a.rows} * a.row_bytes;
-    live_rows += a.rows;
+    if (holes != a.holes) return {ErrorCode::Internal, "hole count is off"};
+    used += std::uint64_t{a.rows - a.holes} * a.row_bytes;
+    live_rows += a.rows - a.holes;
   }
   if (used != used_row_bytes_) return {ErrorCode::Internal, "row byte accounting is off"};
   if (live_rows != live_count_) return {ErrorCode::Internal, "live count disagrees with rows"};

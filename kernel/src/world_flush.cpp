@@ -1,12 +1,12 @@
 // World::flush: applies a command buffer as if each command had been called on the world in
-// recording order, but in batches: one merge pass per touched archetype, so k structural
-// changes into an archetype of n rows cost O(n + k log k) instead of O(k · n).
+// recording order, in O(k log k) for k commands: rows are removed and appended in O(1) each
+// and the slot order of touched archetypes is restored lazily (world_rows.cpp).
 //
 // Phases: plan (simulate every command on a staged copy of the touched entities, checking
 // every capacity), then apply (create planned archetypes, compose arriving rows, remove
-// leavers per archetype, merge arrivals per archetype, commit the entity table and the free
-// list, write in-place values). A capacity failure is detected during the plan, so nothing
+// leavers, append arrivals, commit the entity table and the free list, write in-place values). A capacity failure is detected during the plan, so nothing
 // is applied. Invalid handles skip their command, as the direct call would.
+#include "copy_value.h"
 #include "world_scratch.h"
 
 #include <lockstep/world.h>
@@ -135,8 +135,27 @@ Status World::flush(CommandBuffer& buffer) noexcept {
 
   for (std::uint32_t i = 0; i < buffer.pending_creates(); ++i) s.pending_stage[i] = Scratch::kNone;
 
+  // The staged entity of an addComponents group whose archetype is planned at the group's end.
+  std::uint32_t grouped = Scratch::kNone;
+  auto end_group = [&]() noexcept {
+    Scratch::Staged& g = s.staged[grouped];
+    grouped = Scratch::kNone;
+    if (used > config_.row_bytes) {
+      capacity = {ErrorCode::CapacityExceeded, "flush: WorldConfig::row_bytes exhausted"};
+      return;
+    }
+    std::uint32_t target = 0;
+    if (Status fs = find_or_plan(g.mask, target); !fs.ok()) {
+      capacity = fs;
+      return;
+    }
+    g.archetype = static_cast<std::uint16_t>(target);
+  };
+
   for (std::uint32_t i = 0; i < n && capacity.ok(); ++i) {
     const CommandBuffer::Command& c = buffer.command(i);
+    if (grouped != Scratch::kNone && i != 0 && buffer.command(i - 1).more == 0) end_group();
+    if (!capacity.ok()) break;
     switch (c.op) {
       case Op::Create: {
         std::uint32_t slot;
@@ -217,6 +236,15 @@ Status World::flush(CommandBuffer& buffer) noexcept {
           chain(g, i);  // in-place overwrite
           break;
         }
+        if (c.op == Op::Add && (c.more != 0 || grouped == st)) {
+          // One of several adds in one structural move: only the last plans an archetype.
+          g.mask.insert(cid);
+          used += components_[cid].size;
+          g.row_bytes += components_[cid].size;
+          grouped = st;
+          chain(g, i);
+          break;
+        }
         IdSet256 mask = g.mask;
         std::uint32_t row_bytes = g.row_bytes;
         if (c.op == Op::Add) {
@@ -245,6 +273,8 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     }
   }
 
+  if (capacity.ok() && grouped != Scratch::kNone) end_group();
+
   // Classify, and size the composed rows of arriving entities.
   if (capacity.ok()) {
     for (std::uint32_t st = 0; st < staged_count; ++st) {
@@ -264,6 +294,8 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     reset_stages();
     return capacity;
   }
+
+  if (observers_ != nullptr) observers_before_apply(buffer, staged_count);  // OnRemove (observers.cpp)
 
   // ---------------- apply ----------------
   for (std::uint32_t a = archetype_count_; a < planned_archetypes; ++a) {
@@ -285,7 +317,7 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   };
   auto write_value = [&](std::byte* to, std::uint32_t cmd) noexcept {
     const CommandBuffer::Command& c = buffer.command(cmd);
-    std::memcpy(to, buffer.payload(c.payload), c.size);
+    detail::copy_value(to, buffer.payload(c.payload), c.size);
     patch_pending(to, *c.type, s);
   };
 
@@ -307,85 +339,46 @@ Status World::flush(CommandBuffer& buffer) noexcept {
         const Archetype& src = archetypes_[g.source];
         const std::uint8_t sc = src.column_of[id];
         LOCKSTEP_ASSERT(sc != kNoColumn);
-        std::memcpy(out, column_base(src, sc) + std::size_t{rows_[g.slot]} * src.column_size[sc], dst.column_size[col]);
+        detail::copy_value(out, column_base(src, sc) + std::size_t{rows_[g.slot]} * src.column_size[sc],
+                           dst.column_size[col]);
       }
       out += dst.column_size[col];
     }
   }
 
-  // Remove leavers: one compaction pass per touched source archetype.
-  for (std::uint32_t st = 0; st < staged_count; ++st)
-    if (s.staged[st].leaves) s.archetype_touched[s.staged[st].source] = 1;
-  for (std::uint32_t ai = 0; ai < archetype_count_; ++ai) {
-    if (s.archetype_touched[ai] == 0) continue;
-    s.archetype_touched[ai] = 0;
-    Archetype& a = archetypes_[ai];
-    std::uint32_t* slots = slot_column(a);
-    std::uint32_t w = 0;
-    for (std::uint32_t r = 0; r < a.rows; ++r) {
-      const std::uint32_t slot = slots[r];
-      const std::uint32_t st = s.stage_of_slot[slot];
-      if (st != Scratch::kNone && s.staged[st].leaves) continue;
-      if (w != r) {
-        for (std::uint32_t col = 0; col < a.column_count; ++col) {
-          std::byte* base = column_base(a, col);
-          const std::size_t size = a.column_size[col];
-          std::memcpy(base + w * size, base + r * size, size);
-        }
-        slots[w] = slot;
-      }
-      rows_[slot] = w;
-      ++w;
-    }
-    a.rows = w;
+  // Remove leavers: O(1) each (a hole in the ordered prefix, or a swap within the tail).
+  for (std::uint32_t st = 0; st < staged_count; ++st) {
+    const Scratch::Staged& g = s.staged[st];
+    if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot]);
   }
 
-  // Merge arrivals: sorted by (archetype, slot), one backwards merge per archetype.
-  std::sort(s.arrivals.get(), s.arrivals.get() + arrival_count, [&](std::uint32_t x, std::uint32_t y) {
-    const Scratch::Staged& gx = s.staged[x];
-    const Scratch::Staged& gy = s.staged[y];
-    if (gx.archetype != gy.archetype) return gx.archetype < gy.archetype;
-    return gx.slot < gy.slot;
-  });
+  // Append arrivals, grouped by archetype and in ascending slot order, so an archetype that
+  // only gains slots above its rows stays ordered; otherwise the order is restored lazily
+  // (world_rows.cpp) before the next read.
+  std::uint64_t* keys = s.arrival_keys.get();
+  for (std::uint32_t i = 0; i < arrival_count; ++i) {
+    const Scratch::Staged& g = s.staged[s.arrivals[i]];
+    keys[i] = std::uint64_t{g.archetype} << 32 | g.slot;
+  }
+  if (!std::is_sorted(keys, keys + arrival_count)) std::sort(keys, keys + arrival_count);
+  for (std::uint32_t i = 0; i < arrival_count; ++i) s.arrivals[i] = s.stage_of_slot[static_cast<std::uint32_t>(keys[i])];
   for (std::uint32_t begin = 0; begin < arrival_count;) {
     const std::uint16_t target = s.staged[s.arrivals[begin]].archetype;
     std::uint32_t end = begin;
     while (end < arrival_count && s.staged[s.arrivals[end]].archetype == target) ++end;
-    const std::uint32_t k = end - begin;
     Archetype& a = archetypes_[target];
-    const Status grown = ensure_capacity(a, a.rows + k);
+    const Status grown = ensure_capacity(a, a.rows + (end - begin));
     LOCKSTEP_ASSERT_MSG(grown.ok(), grown.message());
-    std::uint32_t* slots = slot_column(a);
-    std::int64_t i = static_cast<std::int64_t>(a.rows) - 1;
-    std::int64_t j = static_cast<std::int64_t>(k) - 1;
-    std::int64_t w = static_cast<std::int64_t>(a.rows + k) - 1;
-    while (j >= 0) {
-      const Scratch::Staged& g = s.staged[s.arrivals[begin + static_cast<std::uint32_t>(j)]];
-      const auto wr = static_cast<std::size_t>(w);
-      if (i >= 0 && slots[i] > g.slot) {
-        const auto ir = static_cast<std::size_t>(i);
-        for (std::uint32_t col = 0; col < a.column_count; ++col) {
-          std::byte* base = column_base(a, col);
-          const std::size_t size = a.column_size[col];
-          std::memcpy(base + wr * size, base + ir * size, size);
-        }
-        slots[wr] = slots[ir];
-        rows_[slots[wr]] = static_cast<std::uint32_t>(wr);
-        --i;
-      } else {
-        const std::byte* in = s.row_bytes.get() + g.scratch_offset;
-        for (std::uint32_t col = 0; col < a.column_count; ++col) {
-          const std::size_t size = a.column_size[col];
-          std::memcpy(column_base(a, col) + wr * size, in, size);
-          in += size;
-        }
-        slots[wr] = g.slot;
-        rows_[g.slot] = static_cast<std::uint32_t>(wr);
-        --j;
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const Scratch::Staged& g = s.staged[s.arrivals[i]];
+      const std::uint32_t row = append_row(a, g.slot);
+      const std::byte* in = s.row_bytes.get() + g.scratch_offset;
+      for (std::uint32_t col = 0; col < a.column_count; ++col) {
+        const std::size_t size = a.column_size[col];
+        detail::copy_value(column_base(a, col) + std::size_t{row} * size, in, size);
+        in += size;
       }
-      --w;
     }
-    a.rows += k;
     begin = end;
   }
 
@@ -438,10 +431,12 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     }
   }
 
+  if (observers_ != nullptr) observers_after_apply(buffer, staged_count);  // OnAdd, OnSet
+
   reset_stages();
   buffer.clear();
   debug_check();
-  return first_error;
+  return observers_ != nullptr ? observers_finish(first_error) : first_error;
 }
 
 }  // namespace lockstep

@@ -9,6 +9,7 @@ namespace lockstep {
 Status World::set_enabled(Entity e, std::uint32_t id, bool enabled) noexcept {
   if (!valid(e)) return {ErrorCode::InvalidArgument, "setEnabled: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "setEnabled: unknown component id"};
+  if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
   if (id >= WorldConfig::kEnableBitComponents)
     return {ErrorCode::CapacityExceeded, "setEnabled: enable bits exist for component ids < 64 only"};
   const std::uint32_t arch = entity_archetype_[e.slot];

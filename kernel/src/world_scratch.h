@@ -37,6 +37,7 @@ struct World::FlushScratch {
         pending_generation(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         freed(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         arrivals(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        arrival_keys(new std::uint64_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         row_bytes(new std::byte[std::uint64_t{c.command_bytes} * 4u + 64u]),
         row_capacity(std::uint64_t{c.command_bytes} * 4u) {
     for (std::uint32_t i = 0; i < c.max_entities; ++i) stage_of_slot[i] = kNone;
@@ -49,10 +50,10 @@ struct World::FlushScratch {
   std::unique_ptr<std::uint32_t[]> pending_generation;
   std::unique_ptr<std::uint32_t[]> freed;     // slots destroyed by this flush, in order
   std::unique_ptr<std::uint32_t[]> arrivals;  // staged indices arriving in an archetype
+  std::unique_ptr<std::uint64_t[]> arrival_keys;  // archetype << 32 | slot, sorted
   std::unique_ptr<std::byte[]> row_bytes;     // composed rows of arriving entities
   std::uint64_t row_capacity;
   detail::IdSet256 planned_masks[WorldConfig::kMaxArchetypesLimit];
-  std::uint8_t archetype_touched[WorldConfig::kMaxArchetypesLimit] = {};
 };
 
 }  // namespace lockstep

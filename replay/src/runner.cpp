@@ -7,24 +7,29 @@
 
 namespace lockstep::replay {
 
-namespace {
-
-// Every name a system declares must be a registered component or resource.
-Status check_system_access(const World& world, const SystemList& systems) noexcept {
-  for (const System& s : systems.systems()) {
-    for (const char* const* list : {s.reads, s.writes}) {
-      for (std::uint32_t i = 0; i < System::kMaxAccess && list[i] != nullptr; ++i) {
-        if (world.componentIdByName(list[i]) < 0 && world.resourceIdByName(list[i]) < 0)
-          return {ErrorCode::NotRegistered,
-                  "Runner: a system declares access to a type that is neither a registered component nor "
-                  "a registered resource"};
-      }
+Status resolve_access(const World& world, const System& system, AccessSet& out) noexcept {
+  out = AccessSet{};
+  out.name = system.name;
+  for (const char* const* list : {system.reads, system.writes}) {
+    for (std::uint32_t i = 0; i < System::kMaxAccess && list[i] != nullptr; ++i) {
+      if (!out.declare(world, list[i], list == system.writes).ok())
+        return {ErrorCode::NotRegistered,
+                "Runner: a system declares access to a type that is neither a registered component nor "
+                "a registered resource"};
     }
   }
   return Status::Ok();
 }
 
-}  // namespace
+SystemResult run_system(World& world, const System& system, const AccessSet* access) noexcept {
+  World::AccessScope scope(world, access);
+  return system.run(world);
+}
+
+SystemResult Runner::run_system(std::uint32_t index) noexcept {
+  const System& s = systems_.systems()[index];
+  return replay::run_system(*world_, s, access_checks_ ? &access_[index] : nullptr);
+}
 
 Runner::Runner(const Sim& sim, const SimConfig& config) : sim_(&sim), config_(config) {
   const TypeDescriptor& input = sim.input_type();
@@ -37,7 +42,8 @@ Runner::Runner(const Sim& sim, const SimConfig& config) : sim_(&sim), config_(co
   if (!status_.ok()) return;
   frame_bytes_ = config.players * input.size;
   status_ = sim.setup(*world_, systems_);
-  if (status_.ok()) status_ = check_system_access(*world_, systems_);
+  for (std::uint32_t i = 0; status_.ok() && i < systems_.systems().size(); ++i)
+    status_ = resolve_access(*world_, systems_.systems()[i], access_[i]);
   if (status_.ok()) status_ = sim.init(*world_, config);
   if (status_.ok()) status_ = world_->flush();
   if (status_.ok()) rehash();
@@ -53,11 +59,13 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
     w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)
     sim_->apply_inputs(w, inputs);
   }
-  for (const System& s : systems_.systems()) {
+  const auto systems = systems_.systems();
+  for (std::uint32_t i = 0; i < systems.size(); ++i) {
+    const System& s = systems[i];
     Status st;
     {
       const ProbeScope slice(probe_, Slice::System, tick, s.name);
-      st = s.run(w).status;
+      st = run_system(i).status;
     }
     if (!st.ok()) {
       // The failure stops the tick here (no flush, no tick advance); the message names the

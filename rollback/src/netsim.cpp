@@ -1,6 +1,9 @@
 // Netsim (replay/netsim.h): every peer of a match in one process over a SimNetwork.
 #include <lockstep/rollback/netsim.h>
 
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/snapshot.h>
+
 #include <algorithm>
 #include <string>
 
@@ -99,6 +102,7 @@ const NetsimReport& Netsim::run() {
       }
       if (s.confirmed_tick() < ticks) done = false;
     }
+    watch_divergence();
   }
   report_.frames = frame;
   report_.finished = done;
@@ -122,6 +126,36 @@ const NetsimReport& Netsim::run() {
   check_agreement();
   check_offline();
   return report_;
+}
+
+// Compares the newly confirmed ticks' hashes of every peer with peer 0's; at the first
+// difference both peers' kept states of that tick are captured (allocates, once).
+void Netsim::watch_divergence() {
+  if (divergence_.found) return;
+  divergence_checked_.resize(options_.peers, 0);
+  const replay::Replay& ref = peers_[0]->log->replay();
+  for (std::uint32_t i = 1; i < options_.peers; ++i) {
+    const replay::Replay& r = peers_[i]->log->replay();
+    const std::uint64_t n = std::min<std::uint64_t>(ref.hashes.size(), r.hashes.size());
+    for (std::uint64_t t = divergence_checked_[i]; t < n; ++t) {
+      if (ref.hashes[t] == r.hashes[t]) continue;
+      divergence_.found = true;
+      divergence_.tick = t;
+      divergence_.peer_a = 0;
+      divergence_.peer_b = i;
+      const Snapshot* a = peers_[0]->session->checkpoint(t);
+      const Snapshot* b = peers_[i]->session->checkpoint(t);
+      if (a != nullptr && b != nullptr) {
+        divergence_.states_kept = true;
+        divergence_.a = inspect::capture(a->view());
+        divergence_.b = inspect::capture(b->view());
+        divergence_.hash_a = hash_storage(a->view());
+        divergence_.hash_b = hash_storage(b->view());
+      }
+      return;
+    }
+    divergence_checked_[i] = n;
+  }
 }
 
 // Every peer's confirmed history must equal peer 0's, frame by frame and hash by hash.

@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -134,6 +137,262 @@ void BM_direct_1pct(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * (n / 50));
 }
 
+// ---- structural changes (issue 11) ---------------------------------------------------------
+
+// A stride through the slots that visits every entity once per n steps in scrambled order.
+std::uint32_t scrambled(std::uint64_t i, std::uint32_t n) {
+  return static_cast<std::uint32_t>((i * 2654435761u) % n);
+}
+
+lockstep::World& structural_world(std::uint32_t n) {
+  static std::unique_ptr<lockstep::World> small, large;
+  std::unique_ptr<lockstep::World>& w = n <= 10000 ? small : large;
+  if (!w) w = make_world(n);
+  return *w;
+}
+
+// Direct add+remove of one component on one entity (any entity: scrambled order). No read in
+// between, so the restores counted are the ones the storage bounds force (world_rows.cpp);
+// what a read pays afterwards is BM_restore_after_changes.
+void BM_direct_add_remove(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  lockstep::World& w = structural_world(n);
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    const lockstep::Entity e{scrambled(i++, n), 1};
+    (void)w.addComponent(e, Hp{1, 1});
+    (void)w.removeComponent<Hp>(e);
+  }
+  benchmark::DoNotOptimize(w.storage().archetype_count());
+  state.SetItemsProcessed(state.iterations());
+}
+
+// What the next read pays after 1% of the entities made a scrambled add+remove: the restore of
+// slot order (storage()), to compare with one each<Pos,Vel> pass over the same world.
+void BM_restore_after_changes(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  lockstep::World& w = structural_world(n);
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (std::uint32_t k = 0; k < n / 100; ++k) {
+      const lockstep::Entity e{scrambled(i++, n), 1};
+      (void)w.addComponent(e, Hp{1, 1});
+      (void)w.removeComponent<Hp>(e);
+    }
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(w.storage().archetype_count());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+// The raw limit of an unordered archetype store: move one row (Pos, Vel) from one SoA table
+// to another by append + swap-remove, and back, with an entity->row index.
+struct RawTable {
+  std::vector<Pos> pos;
+  std::vector<Vel> vel;
+  std::vector<Hp> hp;
+  std::vector<std::uint32_t> slot;
+  void push(std::uint32_t s, const Pos& p, const Vel& v, const Hp* h) {
+    slot.push_back(s);
+    pos.push_back(p);
+    vel.push_back(v);
+    if (h) hp.push_back(*h);
+  }
+  void swap_remove(std::uint32_t row, std::vector<std::uint32_t>& index) {
+    const std::size_t last = slot.size() - 1;
+    slot[row] = slot[last];
+    pos[row] = pos[last];
+    vel[row] = vel[last];
+    if (!hp.empty()) hp[row] = hp[last];
+    index[slot[row]] = row;
+    slot.pop_back();
+    pos.pop_back();
+    vel.pop_back();
+    if (!hp.empty()) hp.pop_back();
+  }
+};
+
+void BM_raw_add_remove(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  RawTable a, b;
+  a.pos.reserve(n), a.vel.reserve(n), a.slot.reserve(n);
+  b.pos.reserve(n), b.vel.reserve(n), b.hp.reserve(n + 1), b.slot.reserve(n);
+  std::vector<std::uint32_t> row(n), table(n, 0);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    a.push(s, Pos{static_cast<std::int64_t>(s), 0}, Vel{1, 2}, nullptr);
+    row[s] = s;
+  }
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    const std::uint32_t s = scrambled(i++, n);
+    const Hp h{1, 1};
+    std::uint32_t r = row[s];
+    b.push(s, a.pos[r], a.vel[r], &h);
+    a.swap_remove(r, row);
+    row[s] = static_cast<std::uint32_t>(b.slot.size() - 1);
+    r = row[s];
+    a.push(s, b.pos[r], b.vel[r], nullptr);
+    b.swap_remove(r, row);
+    row[s] = static_cast<std::uint32_t>(a.slot.size() - 1);
+    table[s] = 0;
+    benchmark::DoNotOptimize(table.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Direct destroy of every entity of a 1M world, in scrambled order (restore included).
+void BM_direct_destroy_any_order(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  auto w = make_world(n);
+  lockstep::Snapshot base(*w);
+  w->save(base);
+  std::vector<std::uint32_t> order(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+  for (std::uint32_t i = n; i > 1; --i) std::swap(order[i - 1], order[scrambled(i * 7919u, i)]);
+  for (auto _ : state) {
+    state.PauseTiming();
+    (void)w->load(base);
+    state.ResumeTiming();
+    for (const std::uint32_t s : order) (void)w->destroy(lockstep::Entity{s, 1});
+    benchmark::DoNotOptimize(w->storage().archetype_count());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_raw_destroy_any_order(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  std::vector<std::uint32_t> order(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+  for (std::uint32_t i = n; i > 1; --i) std::swap(order[i - 1], order[scrambled(i * 7919u, i)]);
+  RawTable a;
+  std::vector<std::uint32_t> row(n);
+  for (auto _ : state) {
+    state.PauseTiming();
+    a = RawTable{};
+    a.pos.reserve(n), a.vel.reserve(n), a.slot.reserve(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      a.push(s, Pos{static_cast<std::int64_t>(s), 0}, Vel{1, 2}, nullptr);
+      row[s] = s;
+    }
+    state.ResumeTiming();
+    for (const std::uint32_t s : order) a.swap_remove(row[s], row);
+    benchmark::DoNotOptimize(a.slot.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+// Command buffer at 100k entities: create + 2 components, add+remove, destroy; each timed
+// region records the commands, flushes and settles (storage()), per entity. Commands come in
+// ascending slot order, as a system recording them inside each() produces them.
+std::unique_ptr<lockstep::World> make_cb_world(std::uint32_t n) {
+  lockstep::WorldConfig c;
+  c.max_entities = n + 1024;
+  c.command_capacity = 3 * n + 1024;
+  c.command_bytes = c.command_capacity * 16u;
+  auto w = std::make_unique<lockstep::World>(c);
+  (void)w->registerComponent<Pos>();
+  (void)w->registerComponent<Vel>();
+  (void)w->registerComponent<Hp>();
+  return w;
+}
+
+void BM_cb_create_2comps(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  auto w = make_cb_world(n);
+  lockstep::Snapshot empty(*w);
+  w->save(empty);
+  for (auto _ : state) {
+    state.PauseTiming();
+    (void)w->load(empty);
+    state.ResumeTiming();
+    lockstep::CommandBuffer& cb = w->commands();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const lockstep::Entity e = cb.create();
+      (void)cb.addComponent(e, Pos{static_cast<std::int64_t>(i), 0});
+      (void)cb.addComponent(e, Vel{1, 2});
+    }
+    (void)w->flush();
+    benchmark::DoNotOptimize(w->storage().archetype_count());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_cb_add_remove(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  auto w = make_cb_world(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const lockstep::Entity e = w->create();
+    (void)w->addComponent(e, Pos{static_cast<std::int64_t>(i), 0});
+    (void)w->addComponent(e, Vel{1, 2});
+  }
+  for (auto _ : state) {
+    lockstep::CommandBuffer& cb = w->commands();
+    for (std::uint32_t i = 0; i < n; ++i) (void)cb.addComponent(lockstep::Entity{i, 1}, Hp{1, 1});
+    (void)w->flush();
+    for (std::uint32_t i = 0; i < n; ++i) (void)cb.removeComponent<Hp>(lockstep::Entity{i, 1});
+    (void)w->flush();
+    benchmark::DoNotOptimize(w->storage().archetype_count());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_cb_destroy(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  auto w = make_cb_world(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const lockstep::Entity e = w->create();
+    (void)w->addComponent(e, Pos{static_cast<std::int64_t>(i), 0});
+    (void)w->addComponent(e, Vel{1, 2});
+  }
+  lockstep::Snapshot base(*w);
+  w->save(base);
+  for (auto _ : state) {
+    state.PauseTiming();
+    (void)w->load(base);
+    state.ResumeTiming();
+    lockstep::CommandBuffer& cb = w->commands();
+    for (std::uint32_t i = 0; i < n; ++i) (void)cb.destroy(lockstep::Entity{i, 1});
+    (void)w->flush();
+    benchmark::DoNotOptimize(w->storage().archetype_count());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+// The best raw loop: the same update over two plain 64-byte aligned arrays the compiler knows
+// do not overlap (the fastest loop either compiler emits for it).
+void BM_best_raw_pos_vel(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Pos* pos = static_cast<Pos*>(::operator new[](n * sizeof(Pos), std::align_val_t{64}));
+  Vel* vel = static_cast<Vel*>(::operator new[](n * sizeof(Vel), std::align_val_t{64}));
+  for (std::size_t i = 0; i < n; ++i) {
+    pos[i] = Pos{static_cast<std::int64_t>(i), 0};
+    vel[i] = Vel{1, 2};
+  }
+  auto update = [](Pos* __restrict p, const Vel* __restrict v, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      p[i].x += v[i].x;
+      p[i].y += v[i].y;
+    }
+  };
+  for (auto _ : state) {
+    update(pos, vel, n);
+    benchmark::ClobberMemory();
+  }
+  ::operator delete[](pos, std::align_val_t{64});
+  ::operator delete[](vel, std::align_val_t{64});
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+BENCHMARK(BM_direct_add_remove)->Arg(10000)->Arg(1000000);
+BENCHMARK(BM_raw_add_remove)->Arg(10000)->Arg(1000000);
+BENCHMARK(BM_restore_after_changes)->Arg(10000)->Arg(1000000);
+BENCHMARK(BM_direct_destroy_any_order)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_raw_destroy_any_order)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_cb_create_2comps)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cb_add_remove)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cb_destroy)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_best_raw_pos_vel)->Arg(10000)->Arg(1000000);
 BENCHMARK(BM_hand_loop_pos_vel)->Arg(10000);
 BENCHMARK(BM_each_pos_vel)->Arg(10000);
 BENCHMARK(BM_hand_loop_pos_vel)->Arg(1000000);
@@ -156,6 +415,43 @@ int main(int argc, char** argv) {
     if (each > 0 && hand > 0)
       std::printf("each<Pos,Vel> R/W %8s entities: %.3f ns/entity, hand loop %.3f ns/entity, ratio %.3f (target <= 1.10)\n",
                   n, each / count, hand / count, each / hand);
+  }
+  for (const char* n : {"10000", "1000000"}) {
+    const double each = reporter.ns(std::string("BM_each_pos_vel/") + n);
+    const double best = reporter.ns(std::string("BM_best_raw_pos_vel/") + n);
+    const double count = std::stod(n);
+    if (each > 0 && best > 0)
+      std::printf("each<Pos,Vel> R/W %8s entities vs best raw loop (restrict, aligned): %.3f vs %.3f ns/entity, ratio "
+                  "%.3f (target <= 1.10)\n",
+                  n, each / count, best / count, each / best);
+  }
+  for (const char* n : {"10000", "1000000"}) {
+    const double k = reporter.ns(std::string("BM_direct_add_remove/") + n);
+    const double raw = reporter.ns(std::string("BM_raw_add_remove/") + n);
+    if (k > 0)
+      std::printf("direct add+remove %8s entities: %.1f ns per entity (target <= %s), raw swap-remove SoA %.1f ns, "
+                  "ratio %.2f\n",
+                  n, k, std::string(n) == "10000" ? "150" : "250", raw, raw > 0 ? k / raw : 0.0);
+  }
+  for (const char* n : {"10000", "1000000"}) {
+    const double restore = reporter.ns(std::string("BM_restore_after_changes/") + n);
+    const double each = reporter.ns(std::string("BM_each_pos_vel/") + n);
+    if (restore > 0 && each > 0)
+      std::printf("restore of slot order after 1%% scrambled moves, %8s entities: %.1f us, %.2f x one each<Pos,Vel> "
+                  "pass\n",
+                  n, restore / 1e3, restore / each);
+  }
+  {
+    const double k = reporter.ns("BM_direct_destroy_any_order/1000000/iterations:5") / 1e6;
+    const double raw = reporter.ns("BM_raw_destroy_any_order/1000000/iterations:5") / 1e6;
+    if (k > 0)
+      std::printf("direct destroy, scrambled order, 1M: %.1f ns per entity (target <= 150), raw swap-remove %.1f ns, "
+                  "ratio %.2f\n",
+                  k, raw, raw > 0 ? k / raw : 0.0);
+  }
+  for (const char* name : {"BM_cb_create_2comps", "BM_cb_add_remove", "BM_cb_destroy"}) {
+    const double k = reporter.ns(std::string(name) + "/100000") / 1e5;
+    if (k > 0) std::printf("%s at 100k: %.1f ns per entity (record + flush + restore)\n", name, k);
   }
   const double cd = reporter.ns("BM_create_destroy");
   if (cd > 0) std::printf("create+destroy: %.1f ns per pair, %.2f M pairs/s\n", cd / 1000, 1000 / cd * 1e3);

@@ -29,6 +29,19 @@ def run(*args, want=0):
     return p
 
 
+# Most questions go to a snapshot of tick 300 (fast to load, and a second kind of source);
+# the example also runs on the replay at --tick 300 and must answer identically.
+snap = os.path.join(work, "s300.lssnap")
+
+
+def make_snapshot():
+    run("snapshot", replay, "--tick", TICK, "-o", snap)
+
+
+def source_args(on_replay=False):
+    return [replay, "--tick", TICK] if on_replay else [snap]
+
+
 def dump():
     d = json.loads(run("dump", replay, "--tick", TICK, "--json").stdout)
     assert d["tick"] == int(TICK), d["tick"]
@@ -40,8 +53,8 @@ def ent(s):
     return (int(slot), int(gen))
 
 
-def query(text):
-    out = json.loads(run("query", replay, "--tick", TICK, "--json", text).stdout)
+def query(text, on_replay=False):
+    out = json.loads(run("query", *source_args(on_replay), "--json", text).stdout)
     assert out["tick"] == int(TICK) and out["query"] == text, out
     return out
 
@@ -76,6 +89,7 @@ def comp(e, c, f):
 
 
 if case == "answers_match_dump":
+    make_snapshot()
     d = dump()
     es = d["entities"]
     # Visit order = archetype id, then slot: the dump lists entities by slot; sort like the kernel.
@@ -89,14 +103,15 @@ if case == "answers_match_dump":
     q = f"Team, Health where Team.owner == 1 and Health.hp < {cut} order by Health.hp desc limit 5"
     m = [e for e in units if comp(e, "Team", "owner") == 1 and comp(e, "Health", "hp") < cut]
     assert m, "the example query must match something"
-    check(q, m, key=lambda e: comp(e, "Health", "hp"), desc=True, limit=5,
-          fields=("Team.owner", "Team.kind", "Health.hp"))
+    out = check(q, m, key=lambda e: comp(e, "Health", "hp"), desc=True, limit=5,
+                fields=("Team.owner", "Team.kind", "Health.hp"))
+    assert query(q, on_replay=True) == out, "the replay at --tick and its snapshot answer alike"
 
     # 2. count form with or / not / parentheses.
     m = [e for e in units if comp(e, "Team", "kind") == 1 or not (comp(e, "Health", "hp") >= cut)]
     out = query(f"count Team, Health where Team.kind == 1 or not (Health.hp >= {cut})")
     assert out["matched"] == len(m) and "rows" not in out, (out, len(m))
-    text = run("query", replay, "--tick", TICK, f"count Team, Health where Team.kind == 1 or not (Health.hp >= {cut})")
+    text = run("query", snap, f"count Team, Health where Team.kind == 1 or not (Health.hp >= {cut})")
     assert text.stdout == f"{len(m)}\n", text.stdout
 
     # 3. fixed-point elements, exact decimals (not multiples of 2^-16), ascending, skip + limit.
@@ -128,12 +143,13 @@ if case == "answers_match_dump":
           m, key=t0, desc=True, limit=4, fields=("Order.target",))
 
     # 6. No component list: every live entity; text form has a header and a summary line.
-    out = run("query", replay, "--tick", TICK, "where Health.hp < 1000000 limit 3").stdout.splitlines()
+    out = run("query", snap, "where Health.hp < 1000000 limit 3").stdout.splitlines()
     assert out[0].split() == ["entity"], out[0]
     assert out[-1].startswith(f"(3 of {len(units)} matching entities, tick {TICK})"), out[-1]
     print("ok")
 
 elif case == "malformed":
+    make_snapshot()
     cases = [
         # (query, 1-based column, text in the message)
         ("Team, Healt where Health.hp < 10", 7, "no component named 'Healt'"),
@@ -150,17 +166,42 @@ elif case == "malformed":
         ("Team where Team.owner ! 1", 23, "unknown operator '!'"),
     ]
     for text, column, message in cases:
-        p = run("query", replay, "--tick", TICK, text, want=2)
+        p = run("query", snap, text, want=2)
         lines = p.stderr.splitlines()
         head = f"lockstep: error: query: column {column}: "
         assert lines[0].startswith(head) and message in lines[0], (text, lines[0])
         assert lines[1] == "  " + text, (text, lines[1])
         assert lines[2] == "  " + " " * (column - 1) + "^", (text, lines[2])
-        j = json.loads(run("query", replay, "--tick", TICK, "--json", text, want=2).stdout)
+        j = json.loads(run("query", snap, "--json", text, want=2).stdout)
         assert j["ok"] is False and j["exit"] == 2 and j["column"] == column and message in j["error"], j
+    # The replay source reports the same way.
+    p = run("query", replay, "--tick", TICK, cases[1][0], want=2)
+    assert p.stderr.splitlines()[0].startswith("lockstep: error: query: column 17: "), p.stderr
     # Bad sources are reported like dump's (exit 2, names the file).
     p = run("query", os.path.join(work, "missing.replay"), "count Team", want=2)
     assert "missing.replay" in p.stderr, p.stderr
+    print("ok")
+
+elif case == "dump_where":
+    # dump --where shares the language: the dumped entities are exactly the reference's.
+    make_snapshot()
+    d = dump()
+    want = [e["entity"] for e in d["entities"]
+            if has(e, "Team", "Health") and comp(e, "Team", "owner") == 1 and comp(e, "Health", "hp") < 115]
+    assert want, "reference matches nothing"
+    cond = "Team.owner == 1 and Health.hp < 115"
+    got = json.loads(run("dump", snap, "--json", "--where", cond).stdout)
+    assert [e["entity"] for e in got["entities"]] == want, (len(got["entities"]), len(want))
+    assert got["resources"] == {}, "resources are shown only when --component names them"
+    got = json.loads(run("dump", snap, "--json", "--where", cond, "--component", "Health").stdout)
+    assert [e["entity"] for e in got["entities"]] == want
+    assert all(list(e["components"]) == ["Health"] for e in got["entities"])
+    none = json.loads(run("dump", snap, "--json", "--where", "Health.hp < -1").stdout)
+    assert none["entities"] == [], "an empty match shows no entity (not all of them)"
+    p = run("dump", snap, "--where", "Health.hp <", want=2)
+    lines = p.stderr.splitlines()
+    assert lines[0].startswith("lockstep: error: query: column 12: expected a value after '<'"), lines[0]
+    assert lines[2] == "  " + " " * 11 + "^", lines[2]
     print("ok")
 
 else:

@@ -137,8 +137,15 @@ def main():
         print(f"ok: {len(slices)} slices, systems {systems}, {ticks} ticks")
     elif case == "run":
         replay = sys.argv[4]
-        run([tool, "run", replay, "--no-progress", "--trace-out", out])
+        probed = json.loads(run([tool, "run", replay, "--json", "--trace-out", out]).stdout)
         info = json.loads(run([tool, "run", replay, "--json"]).stdout)
+        # A probe observes only: the recorded hashes are checked with it attached and the final
+        # state is the one without it.
+        if probed["final_hash"] != info["final_hash"] or probed["hashes_checked"] != info["hashes_checked"]:
+            fail(f"with a probe: final {probed['final_hash']} checked {probed['hashes_checked']}, "
+                 f"without: {info['final_hash']} {info['hashes_checked']}")
+        if info["hashes_checked"] == 0:
+            fail("the replay has no recorded hashes to check")
         _, slices, _, _ = validate(out)
         sys_ticks = per_tick(slices, "system")
         if sorted(sys_ticks) != list(range(info["ticks"])):

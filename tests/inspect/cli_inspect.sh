@@ -259,14 +259,25 @@ $diff_text"
     # Simulation that depends on the local player: every peer simulates differently.
     expect 0 "$bin" synctest --sim broken-peer --ticks 100 --per-system
     expect 1 "$bin" netsim --sim broken-peer --ticks 100 --hash-interval 1 --bundle-dir "$work"
-    contains err.txt "first divergent confirmed tick 1"
+    # The states of the first divergent confirmed tick itself (1), not of the first hash-report
+    # tick that caught it (2: tick 1 was confirmed together with tick 2, only 2 was reported).
+    contains err.txt "first divergent confirmed tick 1 (peer 0 vs peer 1: confirmed state hashes differ); states of that tick kept"
+    contains err.txt "peer 1 vs peer 0 at confirmed tick 2: tick 2: total differs; components: Body"
+    contains err.txt "state diff at tick 1 (peer 0 | peer 1):"
+    contains err.txt "peer 0 tick 1 | peer 1 tick 1"
     contains err.txt "differs: Body (16 differences, 8 entities)"
-    contains err.txt "  Body[0:1].boost: 0 | 1"
+    contains err.txt "  Body[0:1].pos: 0.0009765625 | 0"
+    contains err.txt "  Body[0:1].boost: 1 | 0"
+    expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle"
+    contains out.txt "desync bundle: netsim, sim broken-peer v1, first divergent tick 1"
+    contains out.txt "side peer 0: total 628da3fecb67c98a, state kept"
+    contains out.txt "side peer 1: total 3bcea8038cf220b6, state kept"
     expect 1 "$bin" diff "$work/desync-netsim-tick1.lsbundle" --json
     python3 -c "
 import json; d=json.load(open('$work/out.txt'))['diff']
+assert (d['tick_a'], d['tick_b'])==(1, 1), d
 e=[x for x in d['entries'] if x['where']=='Body[0:1].boost'][0]
-assert (e['a'], e['b'])==('0','1'), e
+assert (e['a'], e['b'])==('1','0'), e
 assert d['parts']==[{'kind':'component','part':'Body','differences':16,'entities':8}], d['parts']
 " || exit 1
     ;;

@@ -19,6 +19,7 @@ struct Fixture {
   World world;
   std::vector<Entity> units;
   Fixture() {
+    world.setGuardPolicy(GuardPolicy::Reject);  // the guard test expects a Status, not a debug abort
     EXPECT_TRUE(world.registerComponent<Unit>().ok());
     EXPECT_TRUE(world.registerComponent<Score>().ok());
     EXPECT_TRUE(world.registerComponent<Big>().ok());
@@ -318,10 +319,8 @@ TEST(Predicate, DynamicQueryAndGuard) {
                 EXPECT_NE(row.write(0), nullptr);
                 EXPECT_EQ(row.read(1) != nullptr, w.get<Score>(row.entity()) != nullptr);
                 // The guard is live: a nested query is rejected.
-                std::uint64_t n = 0;
                 CachedQuery<term::read<Unit>> inner;
                 EXPECT_EQ(each_where(inner, w, p, [](Entity, const Unit&) {}).code(), ErrorCode::InvalidArgument);
-                (void)n;
               }).ok());
   std::vector<std::uint32_t> want;
   CachedQuery<term::read<Unit>> all;
@@ -330,4 +329,36 @@ TEST(Predicate, DynamicQueryAndGuard) {
                  }).ok());
   EXPECT_EQ(got, want);
   EXPECT_FALSE(want.empty());
+}
+
+TEST(Predicate, SystemAccessCoversPredicateAndOrderComponents) {
+  Fixture f;
+  World& w = f.world;
+  AccessSet only_unit;
+  ASSERT_TRUE(access_of(w, Reads<Unit>{}, Writes<>{}, "unit-reader", only_unit).ok());
+  World::AccessScope scope(w, &only_unit);
+  CachedQuery<term::read<Unit>> q;
+  std::uint64_t n = 0;
+  // Reading Unit (fetch and predicate) is declared.
+  ASSERT_TRUE(count_where(q, w, field(&Unit::owner) == 1, n).ok());
+  EXPECT_GT(n, 0u);
+  // A predicate on Score reads Score: undeclared → refused before any row.
+  int rows = 0;
+  EXPECT_EQ(each_where(q, w, field(&Score::players).at(0)(&Stats::kills) == 0, [&](Entity, const Unit&) { ++rows; })
+                .code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(rows, 0);
+  EXPECT_EQ(count_where(q, w, field(&Score::players).at(0)(&Stats::kills) == 0, n).code(), ErrorCode::InvalidArgument);
+  // Ordering by a Score field reads Score too.
+  OrderBuffer buf(w.config());
+  SelectResult r;
+  EXPECT_EQ(select(q, w, Predicate{}, OrderBy{field(&Score::players).at(0)(&Stats::kills).ref, Order::Asc}, Page{},
+                   buf.items(), r)
+                .code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_TRUE(select(q, w, Predicate{}, OrderBy{field(&Unit::owner).ref, Order::Asc}, Page{}, buf.items(), r).ok());
+  // A write fetch needs Write.
+  CachedQuery<term::write<Unit>> wq;
+  EXPECT_EQ(each_where(wq, w, Predicate{}, [&](Entity, Unit&) { ++rows; }).code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(rows, 0);
 }

@@ -134,7 +134,9 @@ std::optional<std::int64_t> world_value(const World& w, Entity e, int c) {
   return std::nullopt;
 }
 
-void check_agree(const World& w, const Model& m, const std::vector<Entity>& handles) {
+// `read_storage`: also compare the archetypes through storage(), which restores slot order;
+// without it, lazily ordered rows accumulate across steps (docs/kernel.md, "Row order").
+void check_agree(const World& w, const Model& m, const std::vector<Entity>& handles, bool read_storage) {
   RC_ASSERT(w.checkInvariants().ok());
   std::uint32_t live = 0;
   for (const auto& s : m.slots) live += s.alive ? 1u : 0u;
@@ -151,6 +153,7 @@ void check_agree(const World& w, const Model& m, const std::vector<Entity>& hand
       }
     }
   }
+  if (!read_storage) return;
   // Archetype creation order.
   const StorageView v = w.storage();
   RC_ASSERT(v.archetype_count() == m.archetypes.size());
@@ -277,7 +280,8 @@ RC_GTEST_PROP(KernelModel, WorldAgreesWithReferenceModel, ()) {
         break;
       }
     }
-    check_agree(w, m, handles);
+    check_agree(w, m, handles, kind % 16 == 11);
   }
   check_visits(w, m);
+  check_agree(w, m, handles, true);
 }

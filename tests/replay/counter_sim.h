@@ -39,7 +39,7 @@ LOCKSTEP_COMPONENT(Inputs, delta, spawn);
 
 inline void add_inputs(lockstep::World& w) {
   Total* t = w.resource<Total>();
-  const Inputs* in = w.resource<Inputs>();
+  const Inputs* in = w.readResource<Inputs>();
   for (int p = 0; p < 4; ++p) {
     t->sum = static_cast<std::int64_t>(static_cast<std::uint64_t>(t->sum) +
                                        static_cast<std::uint64_t>(std::int64_t{in->delta[p]}));
@@ -50,7 +50,7 @@ inline void add_inputs(lockstep::World& w) {
   }
 }
 inline void grow(lockstep::World& w) {
-  const std::int64_t sum = w.resource<Total>()->sum;
+  const std::int64_t sum = w.readResource<Total>()->sum;
   (void)w.each<Value>([&](lockstep::Entity, Value& v) {
     v.v = static_cast<std::int64_t>((static_cast<std::uint64_t>(v.v) + static_cast<std::uint64_t>(sum)) & 0xFFFFFFFFull);
   }, lockstep::Write{});
@@ -91,20 +91,14 @@ class CounterSim : public lockstep::replay::Sim {
     lockstep::Status s = w.registerComponent<Value>();
     if (s.ok()) s = w.registerResource<Total>(Total{0});
     if (s.ok()) s = w.registerResource<Inputs>(Inputs{});
-    lockstep::replay::System a;
-    a.name = "add_inputs";
-    a.run = add_inputs;
-    a.reads[0] = "Inputs";
-    a.writes[0] = "Total";
-    lockstep::replay::System g;
-    g.name = "grow";
-    g.run = grow;
-    g.reads[0] = "Total";
-    g.writes[0] = "Value";
-    lockstep::replay::System c;
-    c.name = "cull";
-    c.run = cull;
-    c.reads[0] = "Value";
+    using lockstep::Commands;
+    using lockstep::Reads;
+    using lockstep::Writes;
+    using lockstep::replay::make_system;
+    const lockstep::replay::System a =
+        make_system("add_inputs", add_inputs, Reads<Inputs>{}, Writes<Total, Value, Commands>{});
+    const lockstep::replay::System g = make_system("grow", grow, Reads<Total>{}, Writes<Value>{});
+    const lockstep::replay::System c = make_system("cull", cull, Reads<Value>{}, Writes<Commands>{});
     if (s.ok()) s = systems.add(a);
     if (s.ok()) s = systems.add(g);
     if (s.ok()) s = systems.add(c);

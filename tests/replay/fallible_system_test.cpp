@@ -28,10 +28,10 @@ LOCKSTEP_COMPONENT(Tag, n);
 
 void fill(lockstep::World& w) {  // a plain void system, as before
   Meter& m = *w.resource<Meter>();
-  m.level += w.resource<Step>()->add;
+  m.level += w.readResource<Step>()->add;
 }
 lockstep::Status check_limit(lockstep::World& w) {  // a fallible system
-  const Meter& m = *w.resource<Meter>();
+  const Meter& m = *w.readResource<Meter>();
   if (m.level > m.limit) return {lockstep::ErrorCode::InvalidArgument, "meter above its limit"};
   return lockstep::Status::Ok();
 }
@@ -60,7 +60,7 @@ class MeterSim final : public lockstep::replay::Sim {
     if (s.ok()) s = w.registerResource<Step>();
     if (s.ok()) s = systems.add({"meter.fill", &fill, {"Step"}, {"Meter"}});
     if (s.ok()) s = systems.add({"meter.check", &check_limit, {"Meter"}, {}});
-    if (s.ok()) s = systems.add({"meter.tags", &spawn_tags, {}, {"Tag"}});
+    if (s.ok()) s = systems.add({"meter.tags", &spawn_tags, {}, {"Tag", lockstep::kCommandsAccessName}});
     return s;
   }
   lockstep::Status init(lockstep::World& w, const lockstep::replay::SimConfig& c) const noexcept override {

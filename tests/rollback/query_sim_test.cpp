@@ -49,7 +49,7 @@ LOCKSTEP_COMPONENT(QStats, reacted, stunned_seen, alive_seen);
 // Issues orders: units whose slot matches a player's pick get a new command (getMutable on
 // an unlisted component: stamps only those rows).
 void orders_system(World& w) {
-  const QFrame* in = w.resource<QFrame>();
+  const QFrame* in = w.readResource<QFrame>();
   (void)w.each<QUnit>(
       [&](Entity e, const QUnit&) {
         for (int p = 0; p < 2; ++p) {
@@ -144,7 +144,7 @@ class QuerySim : public Sim {
     const System list[] = {{"orders", orders_system, {"QFrame", "QUnit"}, {"QOrder"}},
                            {"react", leaky_ ? leaky_react_system : react_system, {"QOrder"}, {"QUnit", "QStats"}},
                            {"stun", stun_system, {"QUnit"}, {"QUnit"}},
-                           {"damage", damage_system, {"QUnit"}, {"QUnit", "QDead", "QStats"}},
+                           {"damage", damage_system, {"QUnit"}, {"QUnit", "QDead", "QStats", lockstep::kCommandsAccessName}},
                            {"tally", tally_system, {"QOrder", "QDead"}, {"QStats"}}};
     for (const System& sys : list)
       if (s.ok()) s = systems.add(sys);

@@ -59,7 +59,7 @@ inline std::uint64_t& hidden_counter() {
 }
 
 inline void broken_system(World& w) {
-  const BrokenInputs* in = w.resource<BrokenInputs>();
+  const BrokenInputs* in = w.readResource<BrokenInputs>();
   const std::uint64_t hidden = ++hidden_counter();
   (void)w.each<Counter>([&](Entity, Counter& c) {
     c.value = static_cast<std::int64_t>((static_cast<std::uint64_t>(c.value) + static_cast<std::uint64_t>(in->delta[0]) +

@@ -43,6 +43,8 @@ struct QueryAccess {
   static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
   static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
+  // Restores slot order in these archetypes before a query reads them (world_rows.cpp).
+  static void settle(const World& w, const IdSet256& archetypes) noexcept { w.settle_set(archetypes); }
   // Write terms hand out mutable rows: mark them for incremental hashing (detail/write_marks.h).
   static void mark_writes(World& w, const QuerySpec& spec) noexcept {
     for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
@@ -53,6 +55,10 @@ struct QueryAccess {
 // Fills the QuerySpec fields that depend on the world's row state (enable bits, tracked
 // components). Returns InvalidArgument when an added/changed term names an untracked type.
 Status resolve_row_state(const World& w, QuerySpec& spec) noexcept;
+
+// System access (system_access.h): every fetch of the query must be declared by the running
+// system (read fetches Read or Write, write fetches Write). Ok when none is installed.
+Status check_query_access(const World& w, const QuerySpec& spec) noexcept;
 
 // The row filter of one query call, with everything in locals of the row loop (a write
 // through a component reference may alias the world's uint64 fields, so nothing is read
@@ -405,12 +411,15 @@ class CachedQuery {
   Status each(World& world, Fn&& fn) {
     if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
     if (Status s = refresh(world); !s.ok()) return s;
+    if (world.access() != nullptr)
+      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
     detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
     guard.matched_archetypes = cache_.matched;
     guard.read_components = spec_.read_set;
     guard.listed_components = spec_.listed_set;
     const detail::IdSet256 matched = cache_.matched;  // fixed before the first callback
+    detail::QueryAccess::settle(world, matched);
     detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
     const std::uint32_t* generations = detail::QueryAccess::generations(world);

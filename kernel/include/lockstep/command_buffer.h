@@ -18,6 +18,11 @@
 namespace lockstep {
 
 class World;
+class CommandBuffer;
+namespace detail {
+// System access check of one recording (system_access.cpp); Ok when allowed.
+Status command_access(const World& world, std::uint8_t op, std::uint32_t type_key) noexcept;
+}  // namespace detail
 
 class CommandBuffer {
  public:
@@ -25,7 +30,10 @@ class CommandBuffer {
 
   struct Command {
     Op op;
-    std::uint8_t reserved[3];
+    // Add: 1 when the next command adds to the same entity in the same structural move
+    // (addComponents / createWith): the flush plans no archetype in between.
+    std::uint8_t more;
+    std::uint8_t reserved[2];
     std::uint32_t type_key;      // Add/Remove: process-local type key of the component
     Entity entity;               // target (may be pending); Create: the pending handle
     std::uint32_t payload;       // Add: byte offset of the value in the payload buffer
@@ -44,6 +52,30 @@ class CommandBuffer {
     check_state_type<T>();
     return record(Op::Add, e, detail::type_key<T>(), &describe<T>(), &value, sizeof(T));
   }
+  // Several components in one structural move at flush (World::addComponents); all or
+  // nothing: when the commands or their bytes do not fit, nothing is recorded.
+  template <class... Ts>
+  Status addComponents(Entity e, const Ts&... values) noexcept {
+    static_assert(sizeof...(Ts) >= 1, "addComponents: name at least one component");
+    (check_state_type<Ts>(), ...);
+    const std::uint32_t keys[] = {detail::type_key<Ts>()...};
+    const TypeDescriptor* const types[] = {&describe<Ts>()...};
+    const void* const ptrs[] = {static_cast<const void*>(&values)...};
+    const std::uint32_t sizes[] = {static_cast<std::uint32_t>(sizeof(Ts))...};
+    return record_group(e, keys, types, ptrs, sizes, sizeof...(Ts));
+  }
+  // A pending entity created with these components in one structural move (World::createWith);
+  // Entity::null() and nothing recorded when it does not fit.
+  template <class... Ts>
+  Entity createWith(const Ts&... values) noexcept {
+    (check_state_type<Ts>(), ...);
+    const std::uint64_t bytes = (std::uint64_t{0} + ... + sizeof(Ts));
+    if (!has_room(1 + sizeof...(Ts), bytes)) return Entity::null();
+    const Entity e = create();
+    if constexpr (sizeof...(Ts) != 0) (void)addComponents(e, values...);
+    return e;
+  }
+
   template <class T>
   Status removeComponent(Entity e) noexcept {
     check_state_type<T>();
@@ -75,8 +107,17 @@ class CommandBuffer {
   std::uint32_t command_capacity() const noexcept { return command_capacity_; }
 
  private:
+  friend class World;
+  // Set by World while a system's access is installed on the world owning this buffer.
+  const World* access_world_ = nullptr;
+
   Status record(Op op, Entity e, std::uint32_t key, const TypeDescriptor* type, const void* value,
                 std::uint32_t size) noexcept;
+  Status record_group(Entity e, const std::uint32_t* keys, const TypeDescriptor* const* types,
+                      const void* const* values, const std::uint32_t* sizes, std::uint32_t count) noexcept;
+  bool has_room(std::uint64_t commands, std::uint64_t bytes) const noexcept {
+    return count_ + commands <= command_capacity_ && bytes <= payload_capacity_ - payload_used_;
+  }
 
   std::unique_ptr<Command[]> commands_;
   std::unique_ptr<std::byte[]> payload_;

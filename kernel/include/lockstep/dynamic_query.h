@@ -157,12 +157,15 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
   if (!built_) return {ErrorCode::InvalidArgument, "DynamicQuery::each: the query was not built"};
   if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
   if (Status s = refresh(world); !s.ok()) return s;
+  if (world.access() != nullptr)
+    if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
   detail::QueryAccess::mark_writes(world, spec_);
   detail::IterationGuard guard;
   guard.matched_archetypes = cache_.matched;
   guard.read_components = spec_.read_set;
   guard.listed_components = spec_.listed_set;
   const detail::IdSet256 matched = cache_.matched;
+  detail::QueryAccess::settle(world, matched);
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
   const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
   const std::uint32_t* generations = detail::QueryAccess::generations(world);

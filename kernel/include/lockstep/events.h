@@ -16,7 +16,11 @@ enum class EventId : std::uint8_t {
   IterationClear = 2,            // clear() while a matched archetype holds rows
   IterationNested = 3,           // each() or flush() inside a live each()
   RateLimited = 4,               // summary: `suppressed` repeats of `summarised` were dropped
-  Count_ = 5,
+  AccessUndeclaredRead = 5,      // a running system read a component it did not declare
+  AccessUndeclaredWrite = 6,     // ... wrote a component it did not declare Write
+  AccessUndeclaredResource = 7,  // ... read (or wrote) a resource it did not declare (Write)
+  AccessUndeclaredCommands = 8,  // ... recorded into the command buffer without declaring Commands
+  Count_ = 9,
 };
 
 const char* to_string(EventId id) noexcept;
@@ -33,6 +37,8 @@ struct Event {
   std::uint32_t rows = 0;               // clear case: rows in the matched archetype
   EventId summarised = EventId::Count_; // RateLimited only
   std::uint64_t suppressed = 0;         // RateLimited only
+  std::int32_t resource_id = -1;        // AccessUndeclaredResource
+  const char* system = nullptr;         // Access* events: the declaring system/observer's name
 };
 
 class EventSink {

@@ -47,6 +47,7 @@ struct IterationGuard {
   IdSet256 matched_archetypes;
   IdSet256 read_components;   // listed and declared Read
   IdSet256 listed_components;  // every listed component
+  bool observer = false;       // an observer runs: create() is refused too (observers.h)
 };
 
 }  // namespace detail

@@ -18,6 +18,7 @@
 #include <lockstep/cached_query.h>
 #include <lockstep/dynamic_query.h>
 #include <lockstep/predicate.h>
+#include <lockstep/system_access.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -248,13 +249,26 @@ typename fetch_traits<F>::arg where_hand(const Archetype& a, std::uint8_t column
   }
 }
 
+// System access (system_access.h): the predicate's components (and the order field's) are
+// read, so a running system must declare them Read or Write. Ok when no access is installed.
+Status check_predicate_access(const World& w, const Predicate& p, const PredicateBinding& b,
+                              const FieldRef* order_field) noexcept;
+
 template <class Q>
-Status prepare_read(Q& q, const World& w, const Predicate& p, PredicateBinding& b) noexcept {
+Status prepare_read(Q& q, const World& w, const Predicate& p, PredicateBinding& b,
+                    const FieldRef* order_field = nullptr) noexcept {
   if (!p.status().ok()) return p.status();
   if constexpr (std::is_same_v<Q, DynamicQuery>)
     if (!WhereAccess::built(q)) return {ErrorCode::InvalidArgument, "DynamicQuery: the query was not built"};
   if (Status s = q.refresh(w); !s.ok()) return s;
-  return bind(p, w, b);
+  if (Status s = bind(p, w, b); !s.ok()) return s;
+  // System access (docs/systems.md): the fetches as for each(), and Read of every component
+  // the predicate (and the order field) looks at.
+  if (w.access() != nullptr) {
+    if (Status s = check_query_access(w, WhereAccess::spec(q)); !s.ok()) return s;
+    if (Status s = check_predicate_access(w, p, b, order_field); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 // The order/select walk shared by both query kinds (no callbacks, nothing handed out).
@@ -263,8 +277,8 @@ Status select_impl(Q& q, const World& w, const Predicate& p, const OrderBy& o, P
                    SelectResult& out) noexcept {
   out = SelectResult{};
   PredicateBinding b;
-  if (Status s = prepare_read(q, w, p, b); !s.ok()) return s;
   const bool ordered = o.field.type != nullptr;
+  if (Status s = prepare_read(q, w, p, b, ordered ? &o.field : nullptr); !s.ok()) return s;
   std::uint32_t order_id = PredicateBinding::kUnbound;
   if (ordered) {
     if (!o.field.scalar()) return {ErrorCode::InvalidArgument, "select: order_by needs one scalar element"};
@@ -297,7 +311,7 @@ Status each_where(CachedQuery<Terms...>& q, World& world, const Predicate& p, Fn
   PredicateBinding b;
   if (Status s = detail::prepare_read(q, world, p, b); !s.ok()) return s;
   const detail::QuerySpec& spec = detail::WhereAccess::spec(q);
-  detail::QueryAccess::mark_writes(world, spec);  // incremental hashing (detail/write_marks.h)
+  detail::QueryAccess::mark_writes(world, spec);  // Write terms hand out mutable rows (incremental hash)
   detail::IterationGuard guard;
   guard.matched_archetypes = detail::WhereAccess::cache(q).matched;
   guard.read_components = spec.read_set;
@@ -323,7 +337,7 @@ Status each_where(DynamicQuery& q, World& world, const Predicate& p, Fn&& fn) {
   PredicateBinding b;
   if (Status s = detail::prepare_read(q, world, p, b); !s.ok()) return s;
   const detail::QuerySpec& spec = detail::WhereAccess::spec(q);
-  detail::QueryAccess::mark_writes(world, spec);  // incremental hashing (detail/write_marks.h)
+  detail::QueryAccess::mark_writes(world, spec);  // Write terms hand out mutable rows (incremental hash)
   detail::IterationGuard guard;
   guard.matched_archetypes = detail::WhereAccess::cache(q).matched;
   guard.read_components = spec.read_set;

@@ -13,10 +13,12 @@
 #include <lockstep/detail/write_marks.h>
 #include <lockstep/entity.h>
 #include <lockstep/events.h>
+#include <lockstep/observers.h>
 #include <lockstep/query.h>
 #include <lockstep/snapshot.h>
 #include <lockstep/status.h>
 #include <lockstep/storage_view.h>
+#include <lockstep/system_access.h>
 #include <lockstep/type_key.h>
 #include <lockstep/world_config.h>
 
@@ -32,7 +34,19 @@ namespace lockstep {
 namespace detail {
 template <class...>
 struct TypeList {};
+template <class... Ts>
+constexpr bool distinct_component_types() {
+  if constexpr (sizeof...(Ts) <= 1) {
+    return true;
+  } else {
+    return []<class T, class... Rest>(TypeList<T, Rest...>) {
+      return (!std::is_same_v<T, Rest> && ...) && distinct_component_types<Rest...>();
+    }(TypeList<Ts...>{});
+  }
+}
 struct QueryAccess;  // the query layer's window into World (cached_query.h)
+struct AccessCheck;  // system access checks (system_access.cpp)
+struct ObserverRegistry;  // observers.cpp
 // A fresh process-wide value per call: identifies one layout of one world for query caches.
 std::uint64_t next_layout_epoch() noexcept;
 }  // namespace detail
@@ -88,15 +102,59 @@ class World {
     if (id < 0) return {ErrorCode::NotRegistered, "addComponent: component type not registered"};
     return add_bytes(e, static_cast<std::uint32_t>(id), &value);
   }
+  // Adds several components in ONE structural move (docs/kernel.md, "Adding several
+  // components at once"): values, enable bits and change ticks end as if each addComponent
+  // had been called in order, but no intermediate archetype is created, and the call is
+  // all-or-nothing (a guard rejection or a capacity error changes nothing).
+  template <class... Ts>
+  Status addComponents(Entity e, const Ts&... values) noexcept {
+    static_assert(sizeof...(Ts) >= 1, "addComponents: name at least one component");
+    static_assert(detail::distinct_component_types<Ts...>(), "addComponents: a component type appears twice");
+    const std::int32_t ids[] = {component_id_of(detail::type_key<Ts>())...};
+    const void* const ptrs[] = {static_cast<const void*>(&values)...};
+    std::uint32_t uids[sizeof...(Ts)];
+    for (std::size_t k = 0; k < sizeof...(Ts); ++k) {
+      if (ids[k] < 0) return {ErrorCode::NotRegistered, "addComponents: component type not registered"};
+      uids[k] = static_cast<std::uint32_t>(ids[k]);
+    }
+    return add_many(e, uids, ptrs, sizeof...(Ts));
+  }
+  // A new entity holding these components, placed straight into their archetype (the same
+  // state as create() followed by addComponents, without passing through archetype 0).
+  template <class... Ts>
+  Status tryCreateWith(Entity& out, const Ts&... values) noexcept {
+    static_assert(detail::distinct_component_types<Ts...>(), "tryCreateWith: a component type appears twice");
+    out = Entity::null();
+    const std::int32_t ids[] = {0, component_id_of(detail::type_key<Ts>())...};
+    const void* const ptrs[] = {nullptr, static_cast<const void*>(&values)...};
+    std::uint32_t uids[sizeof...(Ts) + 1];
+    for (std::size_t k = 1; k <= sizeof...(Ts); ++k) {
+      if (ids[k] < 0) return {ErrorCode::NotRegistered, "tryCreateWith: component type not registered"};
+      uids[k] = static_cast<std::uint32_t>(ids[k]);
+    }
+    return create_with(out, uids + 1, ptrs + 1, sizeof...(Ts));
+  }
+  template <class... Ts>
+  Entity createWith(const Ts&... values) noexcept {
+    Entity e;
+    (void)tryCreateWith(e, values...);
+    return e;
+  }
+  // Untyped forms (tools): ids[k] gets the bytes at values[k]; a repeated id takes the last.
+  Status add_many(Entity e, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept;
+  Status create_with(Entity& out, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept;
+
   template <class T>
   Status removeComponent(Entity e) noexcept {
     const std::int32_t id = component_id_of(detail::type_key<T>());
     if (id < 0) return {ErrorCode::NotRegistered, "removeComponent: component type not registered"};
     return remove_id(e, static_cast<std::uint32_t>(id));
   }
+  // Presence only: needs no declared access (docs/systems.md).
   template <class T>
   bool has(Entity e) const noexcept {
-    return get<T>(e) != nullptr;
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    return id >= 0 && valid(e) && archetypes_[entity_archetype_[e.slot]].mask.contains(static_cast<std::uint32_t>(id));
   }
   // Null when e is not alive or lacks T. Valid until the next structural change.
   template <class T>
@@ -171,21 +229,22 @@ class World {
   bool change_ticks(Entity e, std::uint32_t component_id, std::uint64_t& added, std::uint64_t& changed) const noexcept;
 
   // ---- resources -----------------------------------------------------------------------
-  // The mutable overload marks the resource as written (incremental hashing re-hashes it):
+  // While a system's access is installed, the mutable form needs the resource declared
+  // Write and the const forms Read or Write (null + event otherwise; docs/systems.md).
+  // The mutable form also marks the resource as written (incremental hashing re-hashes it):
   // read through a const World& where a system only reads. A pointer obtained before a
   // hash must not be written after it (fetch it again; docs/hashing.md).
   template <class T>
   T* resource() noexcept {
-    const std::int32_t id = resource_id_of(detail::type_key<T>());
-    if (id < 0) return nullptr;
-    marks_.resource_written(static_cast<std::uint32_t>(id));
-    return reinterpret_cast<T*>(resource_data_ptr(static_cast<std::uint32_t>(id)));
+    return reinterpret_cast<T*>(resource_bytes(resource_id_of(detail::type_key<T>()), true));
   }
   template <class T>
   const T* resource() const noexcept {
-    const std::int32_t id = resource_id_of(detail::type_key<T>());
-    return id < 0 ? nullptr
-                  : reinterpret_cast<const T*>(resource_data_.get() + resources_[static_cast<std::uint32_t>(id)].offset);
+    return reinterpret_cast<const T*>(const_cast<World*>(this)->resource_bytes(resource_id_of(detail::type_key<T>()), false));
+  }
+  template <class T>
+  const T* readResource() const noexcept {
+    return resource<T>();
   }
 
   // ---- scratch resources (docs/kernel.md, "Scratch resources") ---------------------------
@@ -255,6 +314,36 @@ class World {
   void flushEventSummary() noexcept;
   bool iterating() const noexcept { return guard_ != nullptr; }
 
+  // ---- system access (docs/systems.md) -------------------------------------------------
+  // Installs `access` for the scope's life (restoring the previous one after); the world's
+  // own command buffer is checked too. Not state: nothing is hashed or saved.
+  class AccessScope {
+   public:
+    AccessScope(World& world, const AccessSet* access) noexcept : world_(world), previous_(world.access_) {
+      world.install_access(access);
+    }
+    ~AccessScope() { world_.install_access(previous_); }
+    AccessScope(const AccessScope&) = delete;
+    AccessScope& operator=(const AccessScope&) = delete;
+
+   private:
+    World& world_;
+    const AccessSet* previous_;
+  };
+  const AccessSet* access() const noexcept { return access_; }
+
+  // ---- observers (observers.h, docs/observers.md) -------------------------------------
+  // Calls fn(world, entity) on `event` for component T, with `access` installed while it runs.
+  // At most kMaxObservers per world; refused inside a running observer or query.
+  template <class T>
+  Status observe(ObserverEvent event, ObserverFn fn, const AccessSet& access) noexcept {
+    const std::int32_t id = component_id_of(detail::type_key<T>());
+    if (id < 0) return {ErrorCode::NotRegistered, "observe: component type not registered"};
+    return observe_id(event, static_cast<std::uint32_t>(id), fn, access);
+  }
+  Status observe_id(ObserverEvent event, std::uint32_t component_id, ObserverFn fn, const AccessSet& access) noexcept;
+  std::uint32_t observerCount() const noexcept;
+
   // ---- state access --------------------------------------------------------------------
   StorageView storage() const noexcept;
   std::uint32_t archetypeCount() const noexcept { return archetype_count_; }
@@ -275,11 +364,13 @@ class World {
   Status checkInvariants() const noexcept;
 
   struct FlushScratch;  // internal working memory of flush (kernel/src/world_scratch.h)
+  struct RowOrderScratch;  // working memory of the row-order restore (kernel/src/row_order_scratch.h)
   static constexpr std::uint8_t kUntracked = 0xFF;
 
  private:
   friend class Snapshot;
   friend struct detail::QueryAccess;
+  friend struct detail::AccessCheck;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;
@@ -307,6 +398,26 @@ class World {
   std::uint32_t* slot_column(const detail::Archetype& a) const noexcept { return a.slots_ptr; }
   void refresh_pointers(detail::Archetype& a) const noexcept;
 
+  // System access plumbing (system_access.cpp). access_violation reports and returns the
+  // refusal (InvalidArgument; never returns under GuardPolicy::Abort).
+  bool access_denied(AccessKind kind, std::uint32_t id) const noexcept {
+    return access_ != nullptr && !access_->allows(kind, id);
+  }
+  Status access_violation(AccessKind kind, std::uint32_t id, Entity e) const noexcept;
+  void install_access(const AccessSet* access) noexcept;
+  std::byte* resource_bytes(std::int32_t id, bool write) noexcept;
+
+  // Observer plumbing (observers.cpp): direct-call notifications and the flush hooks.
+  Status notify_set(Entity e, std::uint32_t id, bool added) noexcept;
+  Status notify_removing(Entity e, std::uint32_t id, const detail::IdSet256& target) noexcept;
+  void notify_destroying(Entity e) noexcept;
+  void notify_clearing() noexcept;
+  void observers_before_apply(const CommandBuffer& buffer, std::uint32_t staged_count) noexcept;
+  void observers_after_apply(const CommandBuffer& buffer, std::uint32_t staged_count) noexcept;
+  Status observers_finish(Status first_error) noexcept;
+  void dispatch(ObserverEvent event, std::uint32_t id, Entity e) noexcept;
+  const std::byte* locate(Entity e, std::uint32_t component_id) const noexcept;
+
   // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
   Status guard_nested() noexcept;
   Status report(const Event& event) noexcept;
@@ -323,11 +434,20 @@ class World {
   Status ensure_capacity(detail::Archetype& a, std::uint32_t rows) noexcept;
   bool relocate(detail::Archetype& a, std::uint32_t capacity) noexcept;
   void compact(bool tight) noexcept;
-  std::uint32_t insert_row(detail::Archetype& a, std::uint32_t slot) noexcept;
+  // Row order (world_rows.cpp): O(1) appends and removals; settle* restore ascending slot
+  // order (physical layout only, hence const) before rows are read in order.
+  std::uint32_t append_row(detail::Archetype& a, std::uint32_t slot) noexcept;
   void remove_row(detail::Archetype& a, std::uint32_t row) noexcept;
+  void settle_archetype(std::uint32_t archetype) const noexcept;
+  void settle_set(const detail::IdSet256& archetypes) const noexcept;
+  void settle_all() const noexcept;
   Status structural_change(Entity e, std::uint32_t id, const detail::IdSet256& mask, const void* value) noexcept;
   Status move_entity(std::uint32_t slot, std::uint32_t target, std::uint32_t added_component,
                      const void* value) noexcept;
+  // Several components in one move (world_multi_add.cpp).
+  Status move_entity_many(std::uint32_t slot, std::uint32_t target, const std::uint32_t* ids,
+                          const void* const* values, std::uint32_t count) noexcept;
+  Status notify_adds(Entity e, const std::uint32_t* ids, std::uint32_t count, const detail::IdSet256& added) noexcept;
   std::uint32_t take_slot() noexcept;
   void release_slot(std::uint32_t slot) noexcept;
   void debug_check() const noexcept;
@@ -367,6 +487,7 @@ class World {
   EventSink* sink_;
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
+  const AccessSet* access_ = nullptr;  // the running system's declared access, or null
   std::uint64_t tick_ = 0;
   // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
   // registry grew, so cached queries know to rebuild instead of extending their match set.
@@ -407,6 +528,10 @@ class World {
 
   std::unique_ptr<CommandBuffer> commands_;
   std::unique_ptr<FlushScratch> scratch_;
+  std::unique_ptr<RowOrderScratch> order_scratch_;
+  // Archetypes whose rows are not in slot order yet (holes or a tail); not state.
+  mutable detail::IdSet256 unsettled_;
+  std::unique_ptr<detail::ObserverRegistry> observers_;  // null until the first observe()
 
   // Enable bits: per slot, bit c = component c disabled. Invariant: a subset of the slot's
   // archetype mask, 0 for free slots; disabled_total_ = Σ popcount.
@@ -514,6 +639,8 @@ Status World::each(Fn&& fn, Tags...) {
     for (std::size_t k = 0; k < N; ++k) {
       if (signed_ids[k] < 0) return Status::Ok();  // unregistered: matches nothing
       ids[k] = static_cast<std::uint32_t>(signed_ids[k]);
+      const AccessKind kind = is_read[k] ? AccessKind::ReadComponent : AccessKind::WriteComponent;
+      if (access_denied(kind, ids[k])) return access_violation(kind, ids[k], Entity::null());
       query.insert(ids[k]);
       guard.listed_components.insert(ids[k]);
       if (is_read[k]) guard.read_components.insert(ids[k]);
@@ -526,6 +653,7 @@ Status World::each(Fn&& fn, Tags...) {
         guard.matched_archetypes.insert(a);
       }
     }
+    settle_set(guard.matched_archetypes);
     // Enable bits and change ticks cost nothing unless some bit is set / a Write-listed
     // component is tracked: then the checked loop runs instead.
     std::uint64_t skip = 0;

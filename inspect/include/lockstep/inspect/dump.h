@@ -20,6 +20,11 @@ struct DumpFilter {
   // Field names, "field" or "Type.field" (empty: all).
   std::vector<std::string> fields;
   bool resources = true;  // false: entities only
+  // A query-language condition (dump --where, inspect/query.h) already evaluated: when set,
+  // only entities whose slot is in `where_slots` (ascending) are shown, and resources only
+  // when `types` names them.
+  bool where = false;
+  std::vector<std::uint32_t> where_slots;
 };
 
 // Parses "12" or "12:3"; false on anything else.

@@ -29,8 +29,14 @@ struct Archetype {
   std::uint32_t column_count;
   std::uint32_t column_size[kMaxColumns];   // bytes per row of each column
   std::uint32_t row_bytes;                  // Σ column_size + 4 (slot id)
-  std::uint32_t rows;
+  std::uint32_t rows;                       // physical rows; rows - holes are live (World)
   std::uint32_t capacity;                   // rows the block can hold
+  // Lazy row order (kernel/src/world_rows.cpp). Rows [0, sorted) ascend by slot except for
+  // `holes` removed rows; rows [sorted, rows) were appended since. Always sorted == rows and
+  // holes == 0 where rows are read in order (queries, StorageView, snapshots).
+  std::uint32_t sorted;
+  std::uint32_t holes;
+  std::uint32_t widest;                     // largest column (slot column included), bytes
   std::uint64_t block;                      // byte offset of the block in its arena
   // Live addresses of the slot column and of each column (arena + block + offset); not
   // state, refreshed on every layout change. Kept as pointers on purpose: a write through a

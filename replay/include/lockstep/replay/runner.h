@@ -38,6 +38,14 @@ class Runner {
   World& world() noexcept { return *world_; }
   const World& world() const noexcept { return *world_; }
   const SystemList& systems() const noexcept { return systems_; }
+  // The resolved access of system `index` (docs/systems.md).
+  const AccessSet& access(std::uint32_t index) const noexcept { return access_[index]; }
+  // Runs system `index` alone, with its access installed when checks are on (the default).
+  SystemResult run_system(std::uint32_t index) noexcept;
+  // Access checks cost a pointer test per access when off, a bit test when on; they never
+  // change state (docs/systems.md, figures).
+  void setAccessChecks(bool on) noexcept { access_checks_ = on; }
+  bool accessChecks() const noexcept { return access_checks_; }
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -77,6 +85,8 @@ class Runner {
   SimConfig config_;
   std::unique_ptr<World> world_;
   SystemList systems_;
+  AccessSet access_[SystemList::kMaxSystems];
+  bool access_checks_ = true;
   std::uint32_t frame_bytes_ = 0;
   Status status_;
   StateHash hash_{};

@@ -15,6 +15,7 @@
 //   5. hash_world(world)                 — the tick's state hash
 #include <lockstep/component.h>
 #include <lockstep/status.h>
+#include <lockstep/system_access.h>
 #include <lockstep/world.h>
 #include <lockstep/world_config.h>
 
@@ -73,9 +74,11 @@ class SystemFn {
   Status (*checked_)(World&) = nullptr;
 };
 
-// A system: a named step of the tick with its declared component access. The declaration
-// is checked for registration at setup and shown by `lockstep info`; systems touch the
-// world only through World's guarded API.
+// A system: a named step of the tick with its declared access (component and resource type
+// names, kCommandsAccessName for the command buffer; Write implies Read). The runner resolves
+// the names at setup (NotRegistered for an unknown one) and installs them while the system
+// runs, so an undeclared access is a legality violation (docs/systems.md);
+// `lockstep info --systems` prints them with the conflicts between systems.
 struct System {
   static constexpr std::uint32_t kMaxAccess = 16;
   const char* name = "";
@@ -83,6 +86,27 @@ struct System {
   const char* reads[kMaxAccess] = {};   // component/resource type names, null-terminated list
   const char* writes[kMaxAccess] = {};
 };
+
+// A System from types: make_system("move", &move, Reads<Velocity, Rules>{}, Writes<Position, Commands>{}).
+template <class... R, class... W>
+System make_system(const char* name, SystemFn run, Reads<R...>, Writes<W...>) noexcept {
+  static_assert(sizeof...(R) <= System::kMaxAccess && sizeof...(W) <= System::kMaxAccess,
+                "make_system: at most 16 read and 16 written types");
+  System s;
+  s.name = name;
+  s.run = run;
+  std::uint32_t i = 0;
+  ((s.reads[i++] = access_name<R>()), ...);
+  i = 0;
+  ((s.writes[i++] = access_name<W>()), ...);
+  return s;
+}
+
+// The AccessSet of a declared system in `world`'s ids (NotRegistered for an unknown name).
+Status resolve_access(const World& world, const System& system, AccessSet& out) noexcept;
+
+// Runs one system with `access` installed on the world (null: unchecked).
+SystemResult run_system(World& world, const System& system, const AccessSet* access) noexcept;
 
 class SystemList {
  public:

@@ -16,6 +16,7 @@
 //     hash and every peer's final state (offline_agrees).
 // confirmed(0) is peer 0's history as a replay (write it with write_replay_file and
 // `lockstep verify` re-checks the match).
+#include <lockstep/inspect/state.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
@@ -80,6 +81,21 @@ struct NetsimReport {
   bool ok() const noexcept { return finished && desync_count == 0 && peers_agree && offline_agrees; }
 };
 
+// The first confirmed tick whose state hash differs between peer 0 and another peer, found
+// during the match as soon as both have confirmed it, with both peers' states of exactly that
+// tick when their sessions still keep them (kept checkpoints are hash_interval multiples, so
+// every tick with hash_interval 1). A session's Desync event can come later: a peer sends its
+// hash report only for the newest confirmed multiple, so a tick confirmed together with later
+// ones is never reported.
+struct NetsimDivergence {
+  bool found = false;
+  std::uint64_t tick = 0;
+  std::uint32_t peer_a = 0, peer_b = 0;
+  bool states_kept = false;
+  inspect::State a, b;   // captured at the moment the second peer confirmed `tick`
+  StateHash hash_a{}, hash_b{};
+};
+
 class Netsim {
  public:
   explicit Netsim(const NetsimOptions& options);
@@ -97,6 +113,7 @@ class Netsim {
   RollbackSession& session(std::uint32_t peer) { return *peers_[peer]->session; }
   replay::Runner& runner(std::uint32_t peer) { return *peers_[peer]->runner; }
   const replay::Replay& confirmed(std::uint32_t peer) const { return peers_[peer]->log->replay(); }
+  const NetsimDivergence& first_divergence() const noexcept { return divergence_; }
   SimNetwork& network() { return *network_; }
 
  private:
@@ -106,6 +123,7 @@ class Netsim {
     std::unique_ptr<ReplayLogSink> log;
     std::vector<std::unique_ptr<replay::Bot>> bots;  // indexed by player; null for remote players
   };
+  void watch_divergence();
   void check_agreement();
   void check_offline();
 
@@ -114,6 +132,8 @@ class Netsim {
   std::unique_ptr<SimNetwork> network_;
   std::vector<std::unique_ptr<Peer>> peers_;
   NetsimReport report_;
+  NetsimDivergence divergence_;
+  std::vector<std::uint64_t> divergence_checked_;  // per peer: confirmed ticks compared so far
 };
 
 }  // namespace lockstep::rollback

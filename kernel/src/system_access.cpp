@@ -1,0 +1,114 @@
+// System access enforcement (system_access.h, docs/systems.md).
+#include "access_check.h"
+
+#include <lockstep/cached_query.h>
+#include <lockstep/system_access.h>
+#include <lockstep/world.h>
+
+#include <cstring>
+
+namespace lockstep {
+
+Status AccessSet::declare(const World& world, const char* type_name, bool write) noexcept {
+  if (type_name == nullptr) return {ErrorCode::InvalidArgument, "AccessSet: null type name"};
+  if (std::strcmp(type_name, kCommandsAccessName) == 0) {
+    commands = true;
+    return Status::Ok();
+  }
+  const std::int32_t c = world.componentIdByName(type_name);
+  if (c >= 0) {
+    read_components.insert(static_cast<std::uint32_t>(c));
+    if (write) write_components.insert(static_cast<std::uint32_t>(c));
+    return Status::Ok();
+  }
+  const std::int32_t r = world.resourceIdByName(type_name);
+  if (r < 0)
+    return {ErrorCode::NotRegistered,
+            "system access: a declared type is neither a registered component nor a registered resource"};
+  if (r >= 256) return {ErrorCode::CapacityExceeded, "system access: resource ids >= 256 cannot be declared"};
+  read_resources.insert(static_cast<std::uint32_t>(r));
+  if (write) write_resources.insert(static_cast<std::uint32_t>(r));
+  return Status::Ok();
+}
+
+Status World::access_violation(AccessKind kind, std::uint32_t id, Entity e) const noexcept {
+  Event ev;
+  ev.subsystem = "access";
+  ev.entity = e;
+  ev.system = access_ != nullptr ? access_->name : nullptr;
+  switch (kind) {
+    case AccessKind::ReadComponent:
+      ev.id = EventId::AccessUndeclaredRead;
+      ev.component_id = static_cast<std::int32_t>(id);
+      break;
+    case AccessKind::WriteComponent:
+      ev.id = EventId::AccessUndeclaredWrite;
+      ev.component_id = static_cast<std::int32_t>(id);
+      break;
+    case AccessKind::ReadResource:
+    case AccessKind::WriteResource:
+      ev.id = EventId::AccessUndeclaredResource;
+      ev.resource_id = static_cast<std::int32_t>(id);
+      break;
+    case AccessKind::Commands:
+      ev.id = EventId::AccessUndeclaredCommands;
+      break;
+  }
+  if (e.slot < slot_count_ && !e.is_null() && valid(e)) ev.archetype_id = entity_archetype_[e.slot];
+  // Reporting counts events (diagnostics, not state): also from const accessors such as get().
+  return const_cast<World*>(this)->report(ev);
+}
+
+void World::install_access(const AccessSet* access) noexcept {
+  access_ = access;
+  commands_->access_world_ = access != nullptr ? this : nullptr;
+}
+
+std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
+  if (id < 0) return nullptr;
+  const auto u = static_cast<std::uint32_t>(id);
+  const AccessKind kind = write ? AccessKind::WriteResource : AccessKind::ReadResource;
+  if (access_ != nullptr && (u >= 256 || !access_->allows(kind, u))) {
+    (void)access_violation(kind, u, Entity::null());
+    return nullptr;
+  }
+  if (write) marks_.resource_written(u);
+  return resource_data_ptr(u);
+}
+
+namespace detail {
+
+Status AccessCheck::destroy(World& w, Entity e, const IdSet256& mask) noexcept {
+  if (w.access_ == nullptr || w.access_->write_components.contains_all(mask)) return Status::Ok();
+  for (std::uint32_t id = 0; id < w.component_count_; ++id)
+    if (mask.contains(id) && !w.access_->write_components.contains(id))
+      return w.access_violation(AccessKind::WriteComponent, id, e);
+  return Status::Ok();
+}
+
+Status command_access(const World& w, std::uint8_t op, std::uint32_t type_key) noexcept {
+  if (w.access() == nullptr) return Status::Ok();
+  if (!w.access()->commands) return AccessCheck::violation(w, AccessKind::Commands, 0, Entity::null());
+  const auto o = static_cast<CommandBuffer::Op>(op);
+  if (o != CommandBuffer::Op::Add && o != CommandBuffer::Op::Remove) return Status::Ok();
+  const std::int32_t id = AccessCheck::component_id(w, type_key);
+  if (id < 0) return Status::Ok();  // the flush reports unregistered types
+  if (!w.access()->write_components.contains(static_cast<std::uint32_t>(id)))
+    return AccessCheck::violation(w, AccessKind::WriteComponent, static_cast<std::uint32_t>(id), Entity::null());
+  return Status::Ok();
+}
+
+Status check_query_access(const World& w, const QuerySpec& spec) noexcept {
+  const AccessSet* a = w.access();
+  if (a == nullptr) return Status::Ok();
+  for (std::uint32_t k = 0; k < spec.fetch_count; ++k) {
+    const QueryFetch& f = spec.fetch[k];
+    if (f.missing) continue;
+    const AccessKind kind = f.access == Access::Read ? AccessKind::ReadComponent : AccessKind::WriteComponent;
+    if (!a->allows(kind, f.id)) return AccessCheck::violation(w, kind, f.id, Entity::null());
+  }
+  return Status::Ok();
+}
+
+}  // namespace detail
+}  // namespace lockstep

@@ -1,0 +1,186 @@
+// Row order of an archetype: O(1) appends and removals, ascending slot order restored lazily
+// before anything reads rows in order (docs/kernel.md, "Row order").
+//
+// Physical layout of one archetype's rows:
+//   [0, sorted)      the ordered prefix: ascending slots, except holes (slot kHole) left by
+//                    removals; `holes` counts them
+//   [sorted, rows)   the tail: rows appended since the last restore, in arrival order, no holes
+// settle() turns this into rows [0, rows - holes) in ascending slot order: compact the holes
+// out of the prefix, sort the tail by slot, and merge it in with one backwards pass per
+// column that moves every run of prefix rows once. Everything that reads rows in order
+// (each, queries, storage(), save) settles first; point accesses (get, rows_[slot]) work on
+// the physical row directly, so they never need to.
+#include "copy_value.h"
+#include "row_order_scratch.h"
+
+#include <lockstep/world.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace lockstep {
+
+using detail::Archetype;
+using detail::IdSet256;
+
+namespace {
+
+constexpr std::uint32_t kHole = 0xFFFFFFFFu;  // never a slot: slots are < max_entities < 2^32
+
+// Moves `count` rows from row `from` to row `to` in every column and the slot column.
+void move_rows(const Archetype& a, std::uint32_t to, std::uint32_t from, std::uint32_t count) noexcept {
+  if (count == 0 || to == from) return;
+  for (std::uint32_t c = 0; c < a.column_count; ++c) {
+    const std::size_t s = a.column_size[c];
+    std::memmove(a.column_ptr[c] + to * s, a.column_ptr[c] + from * s, count * s);
+  }
+  std::memmove(a.slots_ptr + to, a.slots_ptr + from, std::size_t{count} * 4u);
+}
+
+bool pending(const Archetype& a) noexcept { return a.holes != 0 || a.sorted != a.rows; }
+
+}  // namespace
+
+std::uint32_t World::append_row(Archetype& a, std::uint32_t slot) noexcept {
+  const auto id = static_cast<std::uint32_t>(&a - archetypes_.get());
+  if (a.sorted != a.rows) {
+    // Keep the tail small enough that one of its columns fits the restore scratch.
+    const std::uint64_t tail = std::uint64_t{a.rows - a.sorted} + 1;
+    if (tail * a.widest > order_scratch_->byte_capacity) settle_archetype(id);
+  }
+  const std::uint32_t row = a.rows;
+  a.slots_ptr[row] = slot;
+  ++a.rows;
+  rows_[slot] = row;
+  // Appending a slot above every ordered row keeps the archetype ordered (fresh creates).
+  if (a.sorted == row && (row == 0 || a.slots_ptr[row - 1] < slot)) {
+    a.sorted = a.rows;
+  } else {
+    unsettled_.insert(id);
+  }
+  return row;
+}
+
+void World::remove_row(Archetype& a, std::uint32_t row) noexcept {
+  const auto id = static_cast<std::uint32_t>(&a - archetypes_.get());
+  const std::uint32_t last = a.rows - 1;
+  if (row >= a.sorted || row == last) {
+    // A tail row (or the very last row): the last row takes its place, O(1).
+    if (row != last) {
+      for (std::uint32_t c = 0; c < a.column_count; ++c) {
+        const std::size_t s = a.column_size[c];
+        detail::copy_value(a.column_ptr[c] + row * s, a.column_ptr[c] + last * s, s);
+      }
+      a.slots_ptr[row] = a.slots_ptr[last];
+      rows_[a.slots_ptr[row]] = row;
+    }
+    a.rows = last;
+    if (a.sorted > a.rows) a.sorted = a.rows;
+  } else {
+    // A row of the ordered prefix: leave a hole, O(1).
+    a.slots_ptr[row] = kHole;
+    ++a.holes;
+  }
+  if (!pending(a)) {
+    unsettled_.erase(id);
+    return;
+  }
+  unsettled_.insert(id);
+  // Holes are garbage rows: restore once they outnumber the live rows, so physical rows stay
+  // within 2x the live ones (plus a constant) and each restore is paid for by as many removals
+  // as it moves rows: amortised O(log n) per removal (the tail sort).
+  if (a.holes > a.rows - a.holes + 64) settle_archetype(id);
+}
+
+void World::settle_archetype(std::uint32_t id) const noexcept {
+  Archetype& a = archetypes_[id];
+  unsettled_.erase(id);
+  if (!pending(a)) return;
+  RowOrderScratch& s = *order_scratch_;
+  std::uint32_t* slots = a.slots_ptr;
+  const std::uint32_t tail_begin = a.sorted;
+  const std::uint32_t k = a.rows - a.sorted;
+  std::uint32_t first_changed = a.rows;
+
+  // 1. The tail's order (slots are distinct, so the order is total).
+  bool tail_in_order = true;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    s.keys[i] = std::uint64_t{slots[tail_begin + i]} << 32 | i;
+    if (i != 0 && slots[tail_begin + i - 1] > slots[tail_begin + i]) tail_in_order = false;
+  }
+  if (!tail_in_order) std::sort(s.keys.get(), s.keys.get() + k);
+
+  // 2. Compact the holes out of the prefix: each run of live rows moves down once.
+  std::uint32_t prefix = tail_begin;
+  if (a.holes != 0) {
+    std::uint32_t r = 0;
+    while (r < tail_begin && slots[r] != kHole) ++r;
+    first_changed = r;
+    std::uint32_t w = r;
+    while (r < tail_begin) {
+      while (r < tail_begin && slots[r] == kHole) ++r;
+      const std::uint32_t run = r;
+      while (r < tail_begin && slots[r] != kHole) ++r;
+      move_rows(a, w, run, r - run);
+      w += r - run;
+    }
+    prefix = w;
+  }
+
+  // 3. Merge the sorted tail in: tail element j lands at row positions[j] + j, and the prefix
+  // rows above it move up by j + 1, one memmove per run, top run first.
+  if (k != 0) {
+    std::uint32_t hi = prefix;
+    for (std::uint32_t j = k; j-- > 0;) {
+      const auto slot = static_cast<std::uint32_t>(s.keys[j] >> 32);
+      hi = static_cast<std::uint32_t>(std::lower_bound(slots, slots + hi, slot) - slots);
+      s.positions[j] = hi;
+    }
+    if (s.positions[0] < first_changed) first_changed = s.positions[0];
+    const bool in_place = prefix == tail_begin && tail_in_order && s.positions[0] == prefix;
+    if (!in_place) {
+      auto merge_column = [&](std::byte* col, std::size_t size) noexcept {
+        std::byte* buffer = s.bytes.get();
+        for (std::uint32_t j = 0; j < k; ++j)
+          std::memcpy(buffer + j * size, col + (tail_begin + static_cast<std::uint32_t>(s.keys[j])) * size, size);
+        std::uint32_t top = prefix;
+        for (std::uint32_t j = k; j-- > 0;) {
+          const std::uint32_t lo = s.positions[j];
+          if (top > lo) std::memmove(col + (lo + j + 1) * size, col + lo * size, (top - lo) * size);
+          std::memcpy(col + (lo + j) * size, buffer + j * size, size);
+          top = lo;
+        }
+      };
+      for (std::uint32_t c = 0; c < a.column_count; ++c) merge_column(a.column_ptr[c], a.column_size[c]);
+      merge_column(reinterpret_cast<std::byte*>(slots), 4u);
+    }
+  }
+
+  a.rows = prefix + k;
+  a.sorted = a.rows;
+  a.holes = 0;
+  for (std::uint32_t r = first_changed; r < a.rows; ++r) rows_[slots[r]] = r;
+}
+
+void World::settle_set(const IdSet256& which) const noexcept {
+  for (std::uint32_t word = 0; word < 4; ++word) {
+    std::uint64_t bits = unsettled_.words[word] & which.words[word];
+    // Archetypes a live query is visiting stay as they are (they were settled before it began).
+    if (guard_ != nullptr) bits &= ~guard_->matched_archetypes.words[word];
+    while (bits != 0) {
+      const auto bit = static_cast<std::uint32_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      settle_archetype(word * 64u + bit);
+    }
+  }
+}
+
+void World::settle_all() const noexcept {
+  if (unsettled_.empty()) return;
+  IdSet256 all;
+  for (std::uint64_t& w : all.words) w = ~std::uint64_t{0};
+  settle_set(all);
+}
+
+}  // namespace lockstep

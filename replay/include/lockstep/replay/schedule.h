@@ -1,0 +1,47 @@
+#pragma once
+// The schedule of a sim's systems with their declared access, and the conflicts that would
+// forbid running two of them in parallel (docs/systems.md). Report only: execution stays
+// sequential in declared order. Tool-side (allocates); never on a tick path.
+#include <lockstep/replay/sim.h>
+#include <lockstep/system_access.h>
+#include <lockstep/world.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lockstep::replay {
+
+struct ScheduleEntry {
+  std::string name;
+  std::vector<std::string> reads;   // declared Read only (components, then resources)
+  std::vector<std::string> writes;  // declared Write (components, then resources, then <commands>)
+};
+
+enum class ConflictKind : std::uint8_t { WriteWrite = 0, ReadWrite = 1 };
+
+// One conflicting type between systems `first` < `second` (schedule indices). For ReadWrite,
+// `writer` is the index of the system that writes it.
+struct AccessConflict {
+  std::uint32_t first = 0;
+  std::uint32_t second = 0;
+  ConflictKind kind = ConflictKind::WriteWrite;
+  std::string type;  // component/resource name, or "<commands>"
+  std::uint32_t writer = 0;
+};
+
+struct Schedule {
+  std::vector<ScheduleEntry> systems;
+  std::vector<AccessConflict> conflicts;  // by (first, second), then components by id, resources by id, commands
+};
+
+// Builds a world for `config` (sim.world_config + sim.setup only; no init) and analyses the
+// declared systems. Returns the setup/resolution status.
+Status build_schedule(const Sim& sim, const SimConfig& config, Schedule& out);
+
+// The same on already resolved access sets of `world`.
+Schedule analyse_schedule(const World& world, const SystemList& systems, const AccessSet* access);
+
+const char* to_string(ConflictKind kind) noexcept;
+
+}  // namespace lockstep::replay

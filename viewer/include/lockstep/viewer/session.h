@@ -1,0 +1,50 @@
+#pragma once
+// viewer::Session — what the browser page asks the wasm module (docs/viewer.md).
+//
+// One loaded file at a time: a replay (binary or JSON), a desync bundle or a snapshot file,
+// given as bytes. Answers are JSON text, so the same code is exercised natively by the unit
+// tests and behind the three C functions the wasm module exports (src/wasm/bindings.cpp).
+//
+//   load(bytes, name) → {"ok":true,"kind":"replay"|"bundle"|"snapshot","name":..,"sim":..,
+//                        "first_tick":..,"last_tick":..,"tick_hz":..,"checkpoints":[..],..}
+//                       or {"ok":false,"error":"<file>: byte N: what"}
+//   seek(tick)        → the frame: {"ok":true,"tick":..,"sides":[side..],"diverged":[slots],
+//                        "diff":{...format_json...}} — replays re-simulate from the nearest
+//                       checkpoint at or before `tick` (or keep stepping forward); bundles and
+//                       snapshots have one fixed frame (tick ignored).
+//   entity(side, slot)→ {"ok":true,"slot":..,"generation":..,"archetype":..,"components":
+//                        [{"name":..,"fields":[{"name":..,"value":..,"differs":bool}]}]}
+//
+// A side: {"label":..,"tick":..,"hash":{"total":"16 hex",..,"components":[{"name","hash"}]}
+// (replays: computed by the runner, plus "recorded" when the replay holds the tick's hash;
+// bundles: the side's recorded breakdown), "position":"Type.field" or null, and "entities":
+// [[slot, generation, archetype, x_raw, y_raw, team], ...] — positions as raw 48.16 fixed
+// values (the page divides for display), team = the entity's owner/team/player field or -1.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace lockstep::viewer {
+
+class Session {
+ public:
+  Session();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  std::string load(std::span<const std::byte> bytes, std::string_view name);
+  std::string seek(std::uint64_t tick);
+  std::string entity(std::uint32_t side, std::uint32_t slot) const;
+  // The last load/seek error as plain text ("" after a success).
+  const std::string& error() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lockstep::viewer

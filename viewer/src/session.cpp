@@ -1,0 +1,356 @@
+// viewer::Session (session.h): replays, bundles and snapshots as the page's JSON answers.
+// Display code: nothing here feeds a simulation; the runner it drives is the same Runner
+// every other tool uses, so its hashes are the CLI's hashes.
+#include <lockstep/viewer/session.h>
+
+#include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/diff.h>
+#include <lockstep/inspect/replay_state.h>
+#include <lockstep/inspect/state.h>
+#include <lockstep/inspect/svg.h>
+#include <lockstep/replay/replay_file.h>
+#include <lockstep/replay/runner.h>
+#include <lockstep/replay/sim.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace lockstep::viewer {
+
+namespace {
+
+void escape(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+std::string quoted(std::string_view s) {
+  std::string o;
+  escape(o, s);
+  return o;
+}
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "\"%016llx\"", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A hash breakdown with the component names of `state`.
+std::string hash_json(const inspect::HashBreakdown& h, const inspect::State& names) {
+  std::string o = "{\"tick\":" + std::to_string(h.tick) + ",\"total\":" + hex(h.total) + ",\"entities\":" + hex(h.entities) +
+                  ",\"archetypes\":" + hex(h.archetypes) + ",\"resources\":" + hex(h.resources) + ",\"components\":[";
+  for (std::size_t c = 0; c < h.components.size(); ++c) {
+    if (c) o += ",";
+    o += "{\"name\":" + quoted(c < names.components.size() ? names.components[c].name : "#" + std::to_string(c)) +
+         ",\"hash\":" + hex(h.components[c]) + "}";
+  }
+  o += "]}";
+  return o;
+}
+
+// The component (and its field) that holds an entity's owner, for team colours.
+struct TeamField {
+  std::int32_t component = -1;
+  std::int32_t field = -1;
+};
+TeamField find_team(const inspect::State& s) {
+  for (const char* want : {"owner", "team", "player"})
+    for (std::size_t c = 0; c < s.components.size(); ++c)
+      for (std::size_t f = 0; f < s.components[c].fields.size(); ++f) {
+        const inspect::Field& fd = s.components[c].fields[f];
+        if (fd.name == want && fd.count == 1 &&
+            (fd.kind == FieldKind::UnsignedInt || fd.kind == FieldKind::SignedInt))
+          return {static_cast<std::int32_t>(c), static_cast<std::int32_t>(f)};
+      }
+  return {};
+}
+
+std::string side_json(const std::string& label, const inspect::State& s, const std::string& hash) {
+  std::string o = "{\"label\":" + quoted(label) + ",\"tick\":" + std::to_string(s.tick) + ",\"hash\":" + hash;
+  std::int32_t pc = -1;
+  for (std::size_t c = 0; c < s.components.size() && pc < 0; ++c)
+    if (s.components[c].position_field >= 0) pc = static_cast<std::int32_t>(c);
+  if (pc >= 0) {
+    const inspect::Type& t = s.components[static_cast<std::size_t>(pc)];
+    o += ",\"position\":" + quoted(t.name + "." + t.fields[static_cast<std::size_t>(t.position_field)].name);
+  } else {
+    o += ",\"position\":null";
+  }
+  o += ",\"live\":" + std::to_string(s.live_entities()) + ",\"entities\":[";
+  if (pc >= 0) {
+    const inspect::Type& t = s.components[static_cast<std::size_t>(pc)];
+    const inspect::Field& f = t.fields[static_cast<std::size_t>(t.position_field)];
+    const TeamField team = find_team(s);
+    const auto loc = s.locate();
+    bool first = true;
+    for (std::uint32_t slot = 0; slot < loc.size(); ++slot) {
+      if (loc[slot].archetype == inspect::kNoArchetype) continue;
+      const auto v = s.value(loc[slot].archetype, loc[slot].row, static_cast<std::uint32_t>(pc));
+      if (v.empty()) continue;
+      const auto x = static_cast<std::int64_t>(inspect::element_bits(f, v.data(), 0));
+      const auto y = f.count >= 2 ? static_cast<std::int64_t>(inspect::element_bits(f, v.data(), 1))
+                                  : static_cast<std::int64_t>(std::uint64_t{slot} << 16);
+      std::int64_t owner = -1;
+      if (team.component >= 0) {
+        const auto tv = s.value(loc[slot].archetype, loc[slot].row, static_cast<std::uint32_t>(team.component));
+        if (!tv.empty())
+          owner = static_cast<std::int64_t>(inspect::element_bits(
+              s.components[static_cast<std::size_t>(team.component)].fields[static_cast<std::size_t>(team.field)],
+              tv.data(), 0));
+      }
+      if (!first) o += ",";
+      first = false;
+      o += "[" + std::to_string(slot) + "," + std::to_string(s.generations[slot]) + "," +
+           std::to_string(loc[slot].archetype) + "," + std::to_string(x) + "," + std::to_string(y) + "," +
+           std::to_string(owner) + "]";
+    }
+  }
+  o += "]}";
+  return o;
+}
+
+// Slots of the entities a diff names (entity table, archetype moves, component fields) —
+// the same rule `lockstep diff --svg` highlights by.
+std::vector<std::uint32_t> diverged_slots(const inspect::StateDiff& d) {
+  std::vector<std::uint32_t> out;
+  for (const inspect::DiffEntry& e : d.entries)
+    if (e.kind == inspect::DiffKind::Component || e.kind == inspect::DiffKind::Entity ||
+        e.kind == inspect::DiffKind::Archetype)
+      out.push_back(e.slot);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+struct Session::Impl {
+  std::string error;
+  std::string error_json(std::string_view message) {
+    error = std::string(message);
+    return "{\"ok\":false,\"error\":" + quoted(message) + "}";
+  }
+  enum class Kind { None, Replay, Bundle, Snapshot } kind = Kind::None;
+  std::string name;
+  // Replays.
+  replay::Replay rec;
+  const replay::Sim* sim = nullptr;
+  std::unique_ptr<replay::Runner> runner;
+  // What the current frame shows (one state, or a bundle's two sides).
+  std::vector<inspect::State> states;
+  std::vector<std::string> labels;
+  std::vector<std::string> hashes;
+  inspect::StateDiff diff;
+  bool has_diff = false;
+  inspect::Bundle bundle;
+
+  std::string info() const {
+    std::string o = "{\"ok\":true,\"name\":" + quoted(name);
+    if (kind == Kind::Replay) {
+      const replay::ReplayHeader& h = rec.header;
+      o += ",\"kind\":\"replay\",\"sim\":" + quoted(h.sim_name) + ",\"sim_version\":" + std::to_string(h.sim_version) +
+           ",\"players\":" + std::to_string(h.config.players) + ",\"units\":" + std::to_string(h.config.units) +
+           ",\"seed\":" + std::to_string(h.config.seed) + ",\"first_tick\":0,\"last_tick\":" +
+           std::to_string(rec.frame_count()) + ",\"recorded_hashes\":" + std::to_string(rec.hashes.size()) +
+           ",\"tick_hz\":60,\"checkpoints\":[";
+      for (std::size_t i = 0; i < rec.checkpoints.size(); ++i)
+        o += (i ? "," : "") + std::to_string(rec.checkpoints[i].tick);
+      o += "]";
+    } else if (kind == Kind::Bundle) {
+      // The states may be kept at a later tick than the first divergent one (netsim keeps
+      // the peers' states where it noticed); the slider shows the states' tick.
+      o += ",\"kind\":\"bundle\",\"sim\":" + quoted(bundle.sim_name) + ",\"source\":" + quoted(bundle.source) +
+           ",\"divergent_tick\":" + std::to_string(bundle.tick) + ",\"first_tick\":" + std::to_string(states[0].tick) +
+           ",\"last_tick\":" + std::to_string(states[0].tick) +
+           ",\"tick_hz\":60,\"system\":" + quoted(bundle.system) + ",\"report\":" + quoted(bundle.report) +
+           ",\"checkpoints\":[]";
+    } else {
+      o += ",\"kind\":\"snapshot\",\"first_tick\":" + std::to_string(states[0].tick) +
+           ",\"last_tick\":" + std::to_string(states[0].tick) + ",\"tick_hz\":60,\"checkpoints\":[]";
+    }
+    o += "}";
+    return o;
+  }
+
+  std::string frame() const {
+    std::string o = "{\"ok\":true,\"kind\":";
+    o += kind == Kind::Replay ? "\"replay\"" : kind == Kind::Bundle ? "\"bundle\"" : "\"snapshot\"";
+    o += ",\"tick\":" + std::to_string(states.empty() ? 0 : states[0].tick) + ",\"sides\":[";
+    for (std::size_t i = 0; i < states.size(); ++i) o += (i ? "," : "") + side_json(labels[i], states[i], hashes[i]);
+    o += "],\"diverged\":[";
+    if (has_diff) {
+      const auto slots = diverged_slots(diff);
+      for (std::size_t i = 0; i < slots.size(); ++i) o += (i ? "," : "") + std::to_string(slots[i]);
+      o += "],\"diff\":" + inspect::format_json(diff) + ",\"diff_text\":" + quoted(inspect::format_text(diff, labels[0], labels[1]));
+    } else {
+      o += "],\"diff\":null";
+    }
+    o += "}";
+    return o;
+  }
+
+  std::string replay_frame() {
+    const StateHash& h = runner->hash();
+    inspect::State s = inspect::capture(runner->world().storage());
+    inspect::apply_position_marks(s);
+    std::string hash = hash_json(inspect::breakdown(h), s);
+    // The recorded hash of this tick, when the replay has one: the page shows both.
+    if (h.tick < rec.hashes.size() && rec.hashes[h.tick].tick == h.tick) {
+      hash.pop_back();
+      hash += ",\"recorded\":" + hex(rec.hashes[h.tick].total) + "}";
+    }
+    states.assign(1, std::move(s));
+    labels.assign(1, name);
+    hashes.assign(1, hash);
+    has_diff = false;
+    return frame();
+  }
+};
+
+Session::Session() : impl_(std::make_unique<Impl>()) {}
+Session::~Session() = default;
+
+std::string Session::load(std::span<const std::byte> bytes, std::string_view name) {
+  Impl& m = *impl_;
+  m = Impl{};
+  m.name = std::string(name);
+  const auto starts_with = [&](const char (&magic)[8]) {
+    return bytes.size() >= 8 && std::memcmp(bytes.data(), magic, 8) == 0;
+  };
+  if (inspect::looks_like_bundle(bytes)) {
+    const FileStatus st = inspect::decode_bundle(bytes, m.bundle, name);
+    if (!st.ok()) return m.error_json(st.message);
+    std::vector<std::string> marks;
+    for (const auto& [k, v] : m.bundle.facts)
+      if (k == "position") marks.push_back(v);
+    for (inspect::BundleSide& side : m.bundle.sides) {
+      if (!side.has_state) continue;
+      inspect::apply_position_marks(side.state, marks);
+      m.hashes.push_back(hash_json(side.hash, side.state));
+      m.labels.push_back(side.label);
+      m.states.push_back(side.state);
+    }
+    if (m.states.empty()) return m.error_json(std::string(name) + ": the bundle holds no state (only hashes)");
+    if (m.states.size() == 2) {
+      inspect::DiffOptions o;
+      o.limit = 1u << 20;  // every difference in detail: the page highlights all diverged entities
+      m.has_diff = inspect::bundle_diff(m.bundle, m.diff, o);  // exactly `lockstep diff BUNDLE`'s walk
+    }
+    m.kind = Impl::Kind::Bundle;
+    return m.info();
+  }
+  // A snapshot file: one format byte, then the magic (as `lockstep dump` sniffs it).
+  if (bytes.size() >= 9 && std::memcmp(bytes.data() + 1, kSnapshotFileMagic, 8) == 0) {
+    inspect::State s;
+    const FileStatus st = inspect::decode_state(bytes, s, name);
+    if (!st.ok()) return m.error_json(st.message);
+    inspect::apply_position_marks(s);
+    m.hashes.push_back("null");
+    m.labels.push_back(m.name);
+    m.states.push_back(std::move(s));
+    m.kind = Impl::Kind::Snapshot;
+    return m.info();
+  }
+  replay::ReplayStatus rs;
+  if (replay::looks_like_json(bytes))
+    rs = replay::decode_replay_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), m.rec, name);
+  else if (starts_with(replay::kReplayMagic))
+    rs = replay::decode_replay(bytes, m.rec, name);
+  else
+    return m.error_json(std::string(name) +
+                      ": byte 0: expected a replay (LSREPLAY or JSON), a desync bundle (LSBUNDLE) or a snapshot file "
+                      "(LSSNAP)");
+  if (!rs.ok()) return m.error_json(rs.message);
+  m.sim = replay::find_sim(m.rec.header.sim_name);
+  if (m.sim == nullptr)
+    return m.error_json(std::string(name) + ": sim '" + m.rec.header.sim_name +
+                      "' is not built into this viewer (it has the fixtures' sims)");
+  const replay::ReplayStatus cs = replay::check_replay_sim(m.rec, *m.sim, name);
+  if (!cs.ok()) return m.error_json(cs.message);
+  m.runner = std::make_unique<replay::Runner>(*m.sim, m.rec.header.config);
+  if (!m.runner->status().ok())
+    return m.error_json(std::string(name) + ": cannot build the sim: " + m.runner->status().message());
+  m.kind = Impl::Kind::Replay;
+  return m.info();
+}
+
+std::string Session::seek(std::uint64_t tick) {
+  Impl& m = *impl_;
+  switch (m.kind) {
+    case Impl::Kind::None: return m.error_json("nothing loaded");
+    case Impl::Kind::Bundle:
+    case Impl::Kind::Snapshot: return m.frame();
+    case Impl::Kind::Replay: break;
+  }
+  if (tick > m.rec.frame_count())
+    return m.error_json(m.name + ": tick " + std::to_string(tick) + ": expected 0.." + std::to_string(m.rec.frame_count()));
+  // Backwards without a checkpoint on the way: start again from tick 0 (advance_to only
+  // moves forward; it loads the nearest checkpoint at or before `tick` itself).
+  if (m.runner->tick() > tick) {
+    m.runner = std::make_unique<replay::Runner>(*m.sim, m.rec.header.config);
+    if (!m.runner->status().ok()) return m.error_json(m.name + ": cannot build the sim: " + m.runner->status().message());
+  }
+  const FileStatus st = inspect::advance_to(*m.runner, m.rec, tick, m.name);
+  if (!st.ok()) return m.error_json(st.message);
+  m.error.clear();
+  return m.replay_frame();
+}
+
+const std::string& Session::error() const noexcept { return impl_->error; }
+
+std::string Session::entity(std::uint32_t side, std::uint32_t slot) const {
+  const Impl& m = *impl_;
+  const auto error_json = [](const std::string& message) { return "{\"ok\":false,\"error\":" + quoted(message) + "}"; };
+  if (side >= m.states.size()) return error_json("no side " + std::to_string(side));
+  const inspect::State& s = m.states[side];
+  const auto loc = s.locate();
+  if (slot >= loc.size() || loc[slot].archetype == inspect::kNoArchetype)
+    return error_json("slot " + std::to_string(slot) + " is not a live entity at tick " + std::to_string(s.tick));
+  const inspect::Archetype& a = s.archetypes[loc[slot].archetype];
+  std::string o = "{\"ok\":true,\"side\":" + std::to_string(side) + ",\"slot\":" + std::to_string(slot) +
+                  ",\"generation\":" + std::to_string(s.generations[slot]) + ",\"archetype\":" +
+                  std::to_string(loc[slot].archetype) + ",\"components\":[";
+  for (std::size_t i = 0; i < a.components.size(); ++i) {
+    const std::uint32_t c = a.components[i];
+    const inspect::Type& t = s.components[c];
+    const auto v = s.value(loc[slot].archetype, loc[slot].row, c);
+    o += (i ? "," : "") + std::string("{\"name\":") + quoted(t.name) + ",\"fields\":[";
+    for (std::size_t f = 0; f < t.fields.size(); ++f) {
+      const inspect::Field& fd = t.fields[f];
+      bool differs = false;
+      if (m.has_diff)
+        for (const inspect::DiffEntry& e : m.diff.entries)
+          if (e.kind == inspect::DiffKind::Component && e.slot == slot && e.part == t.name && e.field == fd.name)
+            differs = true;
+      std::string value = v.empty() ? std::string() : inspect::field_text(fd, v.data());
+      o += (f ? "," : "") + std::string("{\"name\":") + quoted(fd.name) + ",\"value\":" + quoted(value) +
+           ",\"differs\":" + (differs ? "true" : "false") + "}";
+    }
+    o += "]}";
+  }
+  o += "]}";
+  return o;
+}
+
+}  // namespace lockstep::viewer
