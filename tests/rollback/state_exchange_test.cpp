@@ -113,7 +113,7 @@ TEST(StateExchange, DifferingStatesGiveTheSameDiffAsLocally) {
 }
 
 TEST(StateExchange, LargeStatesArriveInChunksDespiteLoss) {
-  auto s = runner(fixtures::skirmish_sim(), 50, 5, 0);
+  auto s = runner(fixtures::skirmish_sim(), 2500, 5, 0);  // ~60 bytes a unit since the scratch moved out of the state
   Snapshot snap(s->world());
   s->world().save(snap);
   std::vector<std::byte> file;
