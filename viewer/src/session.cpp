@@ -7,6 +7,7 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/diff.h>
+#include <lockstep/inspect/dump.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/inspect/state.h>
 #include <lockstep/inspect/svg.h>
@@ -24,30 +25,9 @@ namespace lockstep::viewer {
 
 namespace {
 
-void escape(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
 std::string quoted(std::string_view s) {
   std::string o;
-  escape(o, s);
+  inspect::append_json_string(o, s);
   return o;
 }
 std::string hex(std::uint64_t v) {
