@@ -667,6 +667,7 @@ Status World::checkInvariants() const noexcept {
     if (a.rows > a.capacity) return {ErrorCode::Internal, "archetype rows exceed capacity"};
     if (a.rows != 0 && a.block + a.block_bytes > arena_top_) return {ErrorCode::Internal, "block beyond arena top"};
     if (a.sorted > a.rows || a.holes > a.sorted) return {ErrorCode::Internal, "row-order bookkeeping out of range"};
+    if (a.holes > a.rows - a.holes + 64) return {ErrorCode::Internal, "holes outnumber live rows beyond the bound"};
     if ((a.holes != 0 || a.sorted != a.rows) != unsettled_.contains(ai))
       return {ErrorCode::Internal, "unsettled-archetype set disagrees with the rows"};
     const std::uint32_t* slots = a.rows != 0 ? slot_column(a) : nullptr;

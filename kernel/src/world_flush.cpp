@@ -331,7 +331,7 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     Scratch::Staged& g = s.staged[st];
     if (!g.arrives) {
-      if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot]);
+      if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot], false);
       continue;
     }
     keys[arrival_count++] = std::uint64_t{g.archetype} << 32 | g.slot;
@@ -352,8 +352,9 @@ Status World::flush(CommandBuffer& buffer) noexcept {
       }
       out += dst.column_size[col];
     }
-    if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot]);
+    if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot], false);
   }
+  bound_holes();
 
   // Append arrivals, grouped by archetype and in ascending slot order, so an archetype that
   // only gains slots above its rows stays ordered; otherwise the order is restored lazily
