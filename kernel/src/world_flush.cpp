@@ -385,6 +385,7 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   // Commit the entity table and the free list.
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     const Scratch::Staged& g = s.staged[st];
+    view_touch(g.slot);
     generations_[g.slot] = g.generation;
     alive_[g.slot] = g.alive ? 1 : 0;
     entity_archetype_[g.slot] = g.alive ? g.archetype : kNoArchetype;
