@@ -6,9 +6,12 @@
 // session's wait recommendations (time sync) and records the confirmed history as a replay.
 // Floats here are display only.
 #include "common.h"
+#include "rollback_cli.h"
 
+#include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
 #include <lockstep/rollback/session.h>
+#include <lockstep/rollback/state_exchange.h>
 #include <lockstep/rollback/udp_transport.h>
 
 #include <chrono>
@@ -48,6 +51,11 @@ struct PeerArgs {
   double max_seconds = 120;
   double linger_ms = 300;
   std::string record;
+  // Desync bundles with both sides: a second UDP socket per peer serves this peer's kept
+  // states and fetches the remote's state of the desync tick (rollback/state_exchange.h).
+  std::string bundle_dir;
+  std::vector<std::string> exchange_peers;  // default: every --peers address with port + 1
+  double exchange_wait_ms = 3000;
   bool status = false;
   bool json = false;
   bool allow_remote = false;
@@ -58,6 +66,20 @@ struct PeerArgs {
 };
 
 using Clock = std::chrono::steady_clock;
+
+// "HOST:PORT" or "[HOST]:PORT" with the port moved by `by`; empty when not of that form.
+std::string shift_port(const std::string& address, std::uint32_t by) {
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= address.size()) return {};
+  std::uint32_t port = 0;
+  for (std::size_t i = colon + 1; i < address.size(); ++i) {
+    const char c = address[i];
+    if (c < '0' || c > '9' || port > 65535) return {};
+    port = port * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  if (port == 0 || port + by > 65535) return {};
+  return address.substr(0, colon + 1) + std::to_string(port + by);
+}
 
 const char* state_name(rollback::PeerState s) {
   switch (s) {
@@ -71,7 +93,7 @@ const char* state_name(rollback::PeerState s) {
 }
 
 int peer_cmd(const PeerArgs& a) {
-  const replay::Sim* sim = replay::find_sim(a.sim);
+  const replay::Sim* sim = find_sim_or_hidden(a.sim);  // planted sims too (desync bundles over UDP)
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   std::vector<std::string> addresses = a.peers;
   if (!a.rendezvous.empty()) {
@@ -118,6 +140,32 @@ int peer_cmd(const PeerArgs& a) {
   uc.loopback_only = !a.allow_remote;
   rollback::UdpTransport udp;
   if (!udp.open(uc)) return report_error(a.json, kExitBadInput, udp.error());
+
+  const bool exchange = !a.bundle_dir.empty();
+  rollback::UdpTransport xudp;
+  if (exchange) {
+    std::vector<std::string> xaddresses = a.exchange_peers;
+    if (!a.rendezvous.empty()) {
+      if (!xaddresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous publishes the exchange addresses: drop --exchange-peers");
+      xaddresses.assign(peers, std::string());
+    } else if (xaddresses.empty()) {
+      for (const std::string& p : addresses) {
+        xaddresses.push_back(shift_port(p, 1));
+        if (xaddresses.back().empty())
+          return report_error(a.json, kExitBadInput, "--bundle-dir: cannot derive an exchange port from '" + p + "' (give --exchange-peers)");
+      }
+    }
+    if (xaddresses.size() != peers)
+      return report_error(a.json, kExitBadInput, "--exchange-peers needs one address per peer, in peer-id order");
+    rollback::UdpTransportConfig xc = uc;
+    // Rendezvous: any free port on the session socket's host (published below); otherwise
+    // this peer's exchange address (its --bind moved by one port when --bind is given).
+    if (!a.rendezvous.empty()) xc.bind = uc.bind.substr(0, uc.bind.rfind(':')) + ":0";
+    else if (!a.bind.empty() && !shift_port(a.bind, 1).empty()) xc.bind = shift_port(a.bind, 1);
+    else xc.bind = xaddresses[a.id];
+    xc.peers = xaddresses;
+    if (!xudp.open(xc)) return report_error(a.json, kExitBadInput, "state exchange socket: " + xudp.error());
+  }
   if (!a.rendezvous.empty()) {
     // Publish the bound address (write + rename: readers never see half a file), then wait
     // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
@@ -126,6 +174,7 @@ int peer_cmd(const PeerArgs& a) {
       std::FILE* f = std::fopen((mine + ".tmp").c_str(), "w");
       if (f == nullptr) return report_error(a.json, kExitBadInput, "cannot write " + mine + ".tmp");
       std::fprintf(f, "%s\n", udp.local_address().c_str());
+      if (exchange) std::fprintf(f, "exchange %s\n", xudp.local_address().c_str());
       std::fclose(f);
       if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0)
         return report_error(a.json, kExitBadInput, "cannot rename to " + mine);
@@ -134,10 +183,11 @@ int peer_cmd(const PeerArgs& a) {
     for (std::uint32_t q = 0; q < peers; ++q) {
       if (q == a.id) continue;
       const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
-      char line[128] = {};
+      char line[128] = {}, xline[160] = {};
       for (;;) {
         if (std::FILE* f = std::fopen(path.c_str(), "r")) {
           const bool got = std::fgets(line, sizeof line, f) != nullptr;
+          if (got && std::fgets(xline, sizeof xline, f) == nullptr) xline[0] = '\0';
           std::fclose(f);
           if (got) break;
         }
@@ -148,6 +198,12 @@ int peer_cmd(const PeerArgs& a) {
       std::string addr(line);
       while (!addr.empty() && (addr.back() == '\n' || addr.back() == '\r')) addr.pop_back();
       if (!udp.set_peer_address(q, addr)) return report_error(a.json, kExitBadInput, udp.error());
+      // A peer without --bundle-dir publishes no exchange address: our requests then go
+      // unanswered and the bundle keeps its hashes only.
+      std::string xaddr(xline);
+      while (!xaddr.empty() && (xaddr.back() == '\n' || xaddr.back() == '\r')) xaddr.pop_back();
+      if (exchange && xaddr.rfind("exchange ", 0) == 0 && !xudp.set_peer_address(q, xaddr.substr(9)))
+        return report_error(a.json, kExitBadInput, "state exchange: " + xudp.error());
     }
   }
 
@@ -186,6 +242,20 @@ int peer_cmd(const PeerArgs& a) {
     sink = std::make_unique<rollback::RecorderSink>(recorder);
     session.set_confirmed_sink(sink.get());
   }
+
+  // Serves this peer's state of a tick to the others: the kept desync state when it is that
+  // tick (the remote asks for the tick of its own Desync event), else the kept checkpoint.
+  std::unique_ptr<rollback::StateExchange> ex;
+  if (exchange) {
+    ex = std::make_unique<rollback::StateExchange>(xudp);
+    ex->serve([&session](std::uint64_t t) -> const Snapshot* {
+      if (session.has_desync() && session.desync_tick() == t && session.desync_snapshot() != nullptr)
+        return session.desync_snapshot();
+      return session.checkpoint(t);
+    });
+  }
+  bool requested = false;
+  double requested_at = 0;
 
   std::vector<std::unique_ptr<replay::Bot>> bots(config.players);
   const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
@@ -285,6 +355,14 @@ int peer_cmd(const PeerArgs& a) {
         default: break;
       }
     }
+    if (ex != nullptr) {
+      if (!requested && session.has_desync()) {
+        ex->request(session.desync_peer(), session.desync_tick());
+        requested = true;
+        requested_at = elapsed;
+      }
+      ex->poll();
+    }
     if (!st.ok()) {
       failure = st.message();
       exit_code = st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError ? kExitBadInput : kExitMismatch;
@@ -293,7 +371,10 @@ int peer_cmd(const PeerArgs& a) {
     if (session.running()) max_adv_seen = std::max(max_adv_seen, session.frame_advantage());
     const bool done = session.confirmed_tick() >= a.ticks && session.inputs_acknowledged(a.ticks);
     if (done && done_at < 0) done_at = elapsed;
-    if (done_at >= 0 && (elapsed - done_at) * 1000 >= a.linger_ms) break;  // answered late acks; leave
+    // The remote's state of the desync tick is still on its way: wait (bounded) before leaving.
+    const bool fetching = requested && ex->result() == rollback::StateExchange::Result::Pending &&
+                          (elapsed - requested_at) * 1000 < a.exchange_wait_ms;
+    if (done_at >= 0 && (elapsed - done_at) * 1000 >= a.linger_ms && !fetching) break;  // answered late acks; leave
     if (a.status && std::chrono::duration<double>(wall - last_status).count() >= 0.25) {
       const double dt = std::chrono::duration<double>(wall - last_status).count();
       rollbacks_window = session.stats().rollbacks - last_rollbacks;
@@ -320,6 +401,44 @@ int peer_cmd(const PeerArgs& a) {
     std::this_thread::sleep_until(next);
   }
   if (a.status) std::fprintf(stderr, "\n");
+
+  // Desync bundle: this peer's state and hashes of the desync tick, and the remote's state
+  // when the exchange brought it (else its hashes only, and the reason in the report).
+  std::string bundle_path, bundle_note;
+  if (ex != nullptr && session.has_desync()) {
+    if (!requested) {  // the desync surfaced on the loop's last frame
+      ex->request(session.desync_peer(), session.desync_tick());
+      requested_at = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    while (ex->result() == rollback::StateExchange::Result::Pending &&
+           (std::chrono::duration<double>(Clock::now() - t0).count() - requested_at) * 1000 < a.exchange_wait_ms) {
+      ex->poll();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    inspect::Bundle b = rollback::session_desync_bundle(session, nullptr, "peer" + std::to_string(a.id));
+    switch (ex->result()) {
+      case rollback::StateExchange::Result::Received:
+        b.sides[1].has_state = true;
+        b.sides[1].state = ex->state();
+        bundle_note = "with peer " + std::to_string(session.desync_peer()) + "'s state";
+        break;
+      case rollback::StateExchange::Result::Unavailable:
+        bundle_note = "peer " + std::to_string(session.desync_peer()) + " no longer keeps tick " +
+                      std::to_string(session.desync_tick()) + ": its hashes only";
+        break;
+      case rollback::StateExchange::Result::Failed:
+        bundle_note = "peer " + std::to_string(session.desync_peer()) + "'s state could not be read (" + ex->error() +
+                      "): its hashes only";
+        break;
+      default:
+        bundle_note = "no answer from peer " + std::to_string(session.desync_peer()) + " within " +
+                      std::to_string(static_cast<long long>(a.exchange_wait_ms)) + " ms: its hashes only";
+        break;
+    }
+    const FileStatus fs = inspect::write_bundle(a.bundle_dir, b, bundle_path);
+    if (!fs.ok()) return report_error(a.json, kExitBadInput, fs.message);
+    std::fprintf(stderr, "lockstep peer %u: desync bundle %s (%s)\n", a.id, bundle_path.c_str(), bundle_note.c_str());
+  }
 
   std::string recorded;
   if (sink != nullptr) {
@@ -352,6 +471,8 @@ int peer_cmd(const PeerArgs& a) {
       if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0})
         j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
     if (!recorded.empty()) j.field("record", recorded);
+    if (!bundle_path.empty()) j.field("bundle", bundle_path).field("bundle_remote_state", ex->result() == rollback::StateExchange::Result::Received);
+    if (ex != nullptr) j.field("states_served", ex->requests_served());
     if (!failure.empty()) j.field("error", failure);
     j.end();
     std::printf("%s\n", j.str().c_str());
@@ -401,6 +522,14 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--max-seconds", a->max_seconds, "Hard wall-clock limit (exit 1 when reached)")->capture_default_str();
   app->add_option("--linger-ms", a->linger_ms, "Keep answering after the match is confirmed and acknowledged")->capture_default_str();
   app->add_option("--record", a->record, "Record the confirmed match as a replay file");
+  app->add_option("--bundle-dir", a->bundle_dir,
+                  "On a desync, write a bundle (docs/desync-hunting.md) with this peer's state and the remote's, fetched "
+                  "over a second UDP socket; every peer should get it (it also serves its states)");
+  app->add_option("--exchange-peers", a->exchange_peers,
+                  "State-exchange address of every peer, in peer-id order (default: each --peers address, port + 1; "
+                  "with --rendezvous they are published)")->delimiter(',');
+  app->add_option("--exchange-wait-ms", a->exchange_wait_ms, "How long to wait for the remote's state after a desync")
+      ->capture_default_str()->check(CLI::Range(0.0, 600000.0));
   app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");
   app->add_flag("--allow-remote", a->allow_remote, "Allow addresses outside loopback");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");

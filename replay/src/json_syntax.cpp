@@ -2,6 +2,10 @@
 // rapidjson's parse error and then fails on its first lookup with "rapidjson internal
 // assertion failure: IsObject()", which names no position; and rapidjson keeps duplicate
 // keys, of which cereal silently reads one. This pass reports both with line:column.
+// It also refuses numbers that are not integers: a replay holds none (fixed-point values are
+// raw integers), and rapidjson's floating-point conversion has undefined behaviour on some
+// inputs (a zero significand with a large exponent, "0e0160", calls clz(0)). The pass reads
+// numbers as raw text, so no conversion runs before the refusal.
 #include "replay_io.h"
 
 #include <rapidjson/error/en.h>
@@ -36,6 +40,8 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
   std::vector<std::vector<std::string>> open;
   std::string duplicate;
   std::size_t duplicate_end = 0;  // offset just after the repeated key
+  std::string non_integer;
+  std::size_t non_integer_at = 0;  // offset of the number's first byte
 
   bool StartObject() {
     open.emplace_back();
@@ -58,6 +64,16 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
     keys.push_back(k);
     return true;
   }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+      if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+        non_integer.assign(s, n < 32 ? n : 32);
+        non_integer_at = stream->Tell();  // numbers are read as a copy: the stream still points at its start
+        return false;
+      }
+    }
+    return true;
+  }
   bool Default() { return true; }
 };
 
@@ -69,7 +85,7 @@ ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
   DuplicateKeys handler;
   handler.stream = &ss;
   rapidjson::Reader reader;
-  const rapidjson::ParseResult r = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(ss, handler);
+  const rapidjson::ParseResult r = reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNumbersAsStringsFlag>(ss, handler);
   if (!r.IsError()) {
     // Only whitespace may follow the document.
     std::size_t i = ss.Tell();
@@ -86,6 +102,13 @@ ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
     return fail(ErrorCode::Corrupt, name, at,
                 "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": duplicate key \"" +
                     handler.duplicate + "\"");
+  }
+  if (!handler.non_integer.empty()) {
+    const std::size_t at = handler.non_integer_at;
+    const LineColumn lc = line_column(text, at);
+    return fail(ErrorCode::Corrupt, name, at,
+                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": number " +
+                    handler.non_integer + " is not an integer (a replay holds integers only)");
   }
   const std::size_t at = r.Offset();
   const LineColumn lc = line_column(text, at);

@@ -411,6 +411,17 @@ TEST(ReplayBadInput, JsonErrorsNameLineAndColumn) {
   EXPECT_NE(st.message.find("JSON line 1:25: unexpected text after the end of the document"), std::string::npos)
       << st.message;
 
+  // A replay holds integers only. The check runs before any floating-point conversion: the
+  // fuzzer found that rapidjson converting "0e0160" calls clz(0) (undefined behaviour).
+  st = decode_replay_json("0e0160", r, "exp.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code, ErrorCode::Corrupt);
+  EXPECT_NE(st.message.find("exp.json: byte 0: JSON line 1:1: number 0e0160 is not an integer"), std::string::npos)
+      << st.message;
+  st = decode_replay_json("{\"lockstep_replay\": {\n \"seed\": -1.5}}", r, "frac.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message.find("frac.json: byte 31: JSON line 2:10: number -1.5 is not an integer"), std::string::npos) << st.message;
+
   // Same key names in different objects are fine (the reader then reports what is missing).
   st = decode_replay_json("{\"lockstep_replay\": {\"config\": {\"seed\": 1}, \"seed\": 2}}", r, "nested.json");
   ASSERT_FALSE(st.ok());

@@ -119,6 +119,45 @@ case $case_name in
     grep -q "Disconnected: peer 1" "$work/p0.err" || fail "peer 0 did not report Disconnected"
     "$bin" verify "$work/p0.replay" >/dev/null 2>&1 || fail "peer 0's replay does not verify"
     ;;
+  desync_bundle)
+    # A planted desync between two processes (broken-peer: each peer damps its own player's
+    # bodies). Each peer fetches the other's state of its desync tick over the state-exchange
+    # socket and writes a bundle with both states; the field diff names the planted field.
+    mkdir -p "$work/b"
+    common="--sim broken-peer --count 2 --ticks $((240 / scale)) --tick-hz 240 --hash-interval 1 --bundle-dir $work/b"
+    for i in 0 1; do start $i $common; done
+    for i in 0 1; do wait_ok $i 1; done
+    for i in 0 1; do
+      [[ $(jget "$work/p$i.json" bundle_remote_state) == true ]] || fail "peer $i's bundle lacks the remote state"
+      grep -q "desync bundle .* (with peer $((1 - i))'s state)" "$work/p$i.err" || fail "peer $i did not report its bundle"
+    done
+    for i in 0 1; do
+      b=$(jget "$work/p$i.json" bundle)
+      t=$(jget "$work/p$i.json" error | sed -n 's/^DESYNC: tick \([0-9]*\) vs.*/\1/p')
+      [[ -n $t && $b == "$work/b/desync-peer$i-tick$t.lsbundle" ]] || fail "peer $i: bundle $b for desync tick '$t'"
+      "$bin" diff "$b" >"$work/diff$i.out" 2>&1
+      [[ $? -eq 1 ]] || fail "diff of peer $i's bundle did not report a difference"
+      o=$((1 - i)) mine=$(jget "$work/p$i.json" error | sed -n 's/.*: \([0-9a-f]*\) != \([0-9a-f]*\)$/\1 \2/p')
+      set -- $mine
+      grep -qx "side peer $i: total $1, state kept" "$work/diff$i.out" || fail "diff $i: local side $1"
+      grep -qx "side peer $o: total $2, state kept" "$work/diff$i.out" || fail "diff $i: remote side $2 (state fetched)"
+      grep -qx "tick $t | tick $t" "$work/diff$i.out" || fail "diff $i: the two states are not both of tick $t"
+      grep -q "^differs: Body (" "$work/diff$i.out" || fail "diff $i: Body not named"
+    done
+    # The planted field: peer p's own bodies carry boost 1 in its world only.
+    grep -qx "  Body\[0:1\].boost: 1 | 0" "$work/diff0.out" || fail "peer 0's diff lacks Body[0:1].boost: 1 | 0"
+    grep -qx "  Body\[0:1\].boost: 0 | 1" "$work/diff1.out" || fail "peer 1's diff lacks Body[0:1].boost: 0 | 1"
+    # A partner without --bundle-dir serves nothing: the bundle keeps its hashes only, in bounded time.
+    rm -rf "$work/rv" "$work/b" && mkdir -p "$work/rv" "$work/b"
+    common="--sim broken-peer --count 2 --ticks $((120 / scale)) --tick-hz 240 --hash-interval 1"
+    start 0 $common --bundle-dir "$work/b" --exchange-wait-ms 400
+    start 1 $common
+    for i in 0 1; do wait_ok $i 1; done
+    [[ $(jget "$work/p0.json" bundle_remote_state) == false ]] || fail "a remote state without a server"
+    grep -q "desync bundle .* (no answer from peer 1 within 400 ms: its hashes only)" "$work/p0.err" || fail "no bounded-wait note"
+    "$bin" diff "$(jget "$work/p0.json" bundle)" >"$work/diff.out" 2>&1
+    grep -q "side 'peer 1' has hashes only, no state" "$work/diff.out" || fail "remote side: $(cat "$work/diff.out")"
+    ;;
   usage)
     "$bin" peer --sim duel --id 0 --peers 127.0.0.1:1 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "one peer accepted"
     "$bin" peer --sim duel --id 2 --peers 127.0.0.1:1,127.0.0.1:2 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "bad id accepted"
@@ -129,6 +168,10 @@ case $case_name in
     timeout -s KILL 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --sync-timeout-s 0.5 >/dev/null 2>"$work/err.txt"
     [[ $? -eq 2 ]] || fail "a lone peer did not fail"
     grep -q "handshake did not complete" "$work/err.txt" || fail "no handshake timeout message"
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:65535,127.0.0.1:2 --bundle-dir "$work" >/dev/null 2>"$work/err.txt"
+    [[ $? -eq 2 ]] && grep -q "cannot derive an exchange port from '127.0.0.1:65535'" "$work/err.txt" || fail "port 65535 + 1 accepted"
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:1,127.0.0.1:2 --bundle-dir "$work" --exchange-peers 127.0.0.1:3 >/dev/null 2>"$work/err.txt"
+    [[ $? -eq 2 ]] && grep -q "one address per peer" "$work/err.txt" || fail "short --exchange-peers accepted"
     ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
