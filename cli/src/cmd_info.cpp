@@ -1,6 +1,10 @@
 // lockstep info REPLAY — describe a replay file without running it.
 #include "common.h"
 
+#include <lockstep/inspect/bundle.h>
+
+#include <sys/stat.h>
+
 #include <lockstep/replay/schedule.h>
 
 #include <cstdio>
@@ -66,6 +70,41 @@ int systems_cmd(const InfoArgs& a) {
   return kExitOk;
 }
 
+// Peeks at regular files only: a pipe's first bytes would be gone for the replay reader.
+bool is_bundle_file(const std::string& path) {
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::byte head[16] = {};
+  const std::size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return inspect::looks_like_bundle(std::span<const std::byte>(head, n));
+}
+
+int bundle_info(const InfoArgs& a) {
+  inspect::Bundle b;
+  const FileStatus st = inspect::read_bundle_file(a.replay, b);
+  if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("bundle", a.replay).field("source", b.source).field("sim", b.sim_name)
+        .field("sim_version", b.sim_version).field("tick", b.tick).field("system", b.system).field("report", b.report);
+    j.begin_array("sides");
+    for (const inspect::BundleSide& s : b.sides)
+      j.begin().field("label", s.label).field("state", s.has_state).field("total", hex(s.hash.total)).end();
+    j.end_array().field("agreeing_state", b.has_agreeing).field("inputs_from", b.inputs_from);
+    j.begin("facts");
+    for (const auto& [k, v] : b.facts) j.field(k, v);
+    j.end().end();
+    std::printf("%s\n", j.str().c_str());
+    return kExitOk;
+  }
+  std::printf("bundle        %s\n%s", a.replay.c_str(), inspect::describe_bundle(b).c_str());
+  if (!b.report.empty()) std::printf("report        %s\n", b.report.c_str());
+  return kExitOk;
+}
+
 int info_cmd(const InfoArgs& a) {
   if (a.systems) return systems_cmd(a);
   if (a.sims || a.replay.empty()) {
@@ -82,6 +121,10 @@ int info_cmd(const InfoArgs& a) {
                     hex(replay::input_schema_hash(s->input_type())).c_str());
     }
     return kExitOk;
+  }
+  if (a.replay != kEmbedded) {
+    // A desync bundle: what it holds (sides, hashes, facts) and the report of the gate that wrote it.
+    if (is_bundle_file(a.replay)) return bundle_info(a);
   }
   replay::Replay r;
   std::string name = a.replay;
@@ -151,8 +194,9 @@ int info_cmd(const InfoArgs& a) {
 
 Command add_info(CLI::App& root) {
   auto a = std::make_shared<InfoArgs>();
-  CLI::App* app = root.add_subcommand("info", "Describe a replay file (header, ticks, hashes, checkpoints) or list sims");
-  app->add_option("replay", a->replay, "Replay file ('<embedded>' for the built-in default); omitted: list sims");
+  CLI::App* app = root.add_subcommand("info", "Describe a replay file (header, ticks, hashes, checkpoints) or a desync bundle, or list sims");
+  app->add_option("replay", a->replay,
+                  "Replay file ('<embedded>' for the built-in default) or desync bundle; omitted: list sims");
   app->add_flag("--sims", a->sims, "List the sims this build knows");
   app->add_flag("--systems", a->systems,
                 "Print the system schedule of a sim (name or replay file) with declared access and conflicts");

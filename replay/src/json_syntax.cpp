@@ -86,35 +86,24 @@ ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
   handler.stream = &ss;
   rapidjson::Reader reader;
   const rapidjson::ParseResult r = reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNumbersAsStringsFlag>(ss, handler);
+  // Every refusal names the byte offset and its line:column.
+  const auto refuse = [&](std::size_t at, const std::string& what) {
+    const LineColumn lc = line_column(text, at);
+    return fail(ErrorCode::Corrupt, name, at,
+                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " + what);
+  };
   if (!r.IsError()) {
     // Only whitespace may follow the document.
     std::size_t i = ss.Tell();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
     if (i == text.size()) return ReplayStatus::Ok();
-    const LineColumn lc = line_column(text, i);
-    return fail(ErrorCode::Corrupt, name, i,
-                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
-                    ": unexpected text after the end of the document");
+    return refuse(i, "unexpected text after the end of the document");
   }
-  if (!handler.duplicate.empty()) {
-    const std::size_t at = handler.duplicate_end;
-    const LineColumn lc = line_column(text, at);
-    return fail(ErrorCode::Corrupt, name, at,
-                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": duplicate key \"" +
-                    handler.duplicate + "\"");
-  }
-  if (!handler.non_integer.empty()) {
-    const std::size_t at = handler.non_integer_at;
-    const LineColumn lc = line_column(text, at);
-    return fail(ErrorCode::Corrupt, name, at,
-                "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": number " +
-                    handler.non_integer + " is not an integer (a replay holds integers only)");
-  }
-  const std::size_t at = r.Offset();
-  const LineColumn lc = line_column(text, at);
-  return fail(ErrorCode::Corrupt, name, at,
-              "JSON line " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
-                  rapidjson::GetParseError_En(r.Code()));
+  if (!handler.duplicate.empty()) return refuse(handler.duplicate_end, "duplicate key \"" + handler.duplicate + "\"");
+  if (!handler.non_integer.empty())
+    return refuse(handler.non_integer_at,
+                  "number " + handler.non_integer + " is not an integer (a replay holds integers only)");
+  return refuse(r.Offset(), rapidjson::GetParseError_En(r.Code()));
 }
 
 }  // namespace lockstep::replay::replay_detail

@@ -157,6 +157,12 @@ case $case_name in
     grep -q "desync bundle .* (no answer from peer 1 within 400 ms: its hashes only)" "$work/p0.err" || fail "no bounded-wait note"
     "$bin" diff "$(jget "$work/p0.json" bundle)" >"$work/diff.out" 2>&1
     grep -q "side 'peer 1' has hashes only, no state" "$work/diff.out" || fail "remote side: $(cat "$work/diff.out")"
+    # `info` describes the bundle: the remote side by the hashes it reported (its total is the
+    # one peer 0's desync message names), and the gate's report.
+    "$bin" info "$(jget "$work/p0.json" bundle)" >"$work/info.out" 2>&1 || fail "info of the bundle: $(cat "$work/info.out")"
+    remote=$(jget "$work/p0.json" error | sed -n 's/.* != \([0-9a-f]*\)$/\1/p')
+    grep -qx "side peer 1: total $remote, hashes only" "$work/info.out" || fail "info: remote side $remote: $(cat "$work/info.out")"
+    grep -q "^report        desync at confirmed tick [0-9]*: peer 0 vs peer 1: .*components: Body$" "$work/info.out" || fail "info: report"
     ;;
   usage)
     "$bin" peer --sim duel --id 0 --peers 127.0.0.1:1 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "one peer accepted"
