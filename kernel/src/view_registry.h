@@ -60,6 +60,12 @@ struct ViewAccess {
   static Status update(World& w) noexcept;
   static Status add(World& w, const QuerySpec& spec, const Predicate* p, ViewId& out) noexcept;
   static ViewRegistry* registry(const World& w) noexcept { return w.views_.get(); }
+  // The member handle's generation of `slot` now (0: not a member); for a member, its watched
+  // record is written to `record` (v.stride bytes).
+  static std::uint32_t evaluate(const World& w, const ViewState& v, std::uint32_t slot, std::byte* record) noexcept;
+  // Debug invariant (World::checkInvariants): every slot the journal does not name still has
+  // the membership and watched record of the last update — i.e. no change escaped the journal.
+  static Status check(const World& w) noexcept;
   // Snapshots (snapshot.cpp): bytes a save needs, the save itself (returns bytes written),
   // the shape check before a load changes anything, and the load (null data: reset).
   static std::size_t save_capacity(const World& w) noexcept;

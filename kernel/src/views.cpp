@@ -84,6 +84,72 @@ struct ViewHeader {
 
 }  // namespace
 
+std::uint32_t ViewAccess::evaluate(const World& w, const ViewState& v, std::uint32_t slot, std::byte* rec) noexcept {
+  if (slot >= w.slot_count_ || w.alive_[slot] == 0 || v.spec.never) return 0;
+  const std::uint32_t arch = w.entity_archetype_[slot];
+  const std::uint64_t word = w.disabled_[slot];
+  if (!v.cache.matched.contains(arch) || (word & v.spec.need_enabled) != 0 ||
+      (word & v.spec.need_disabled) != v.spec.need_disabled)
+    return 0;
+  const Archetype& a = w.archetypes_[arch];
+  const std::size_t row = w.rows_[slot];  // the physical row: point reads need no settled order
+  if (v.has_predicate) {
+    std::uint32_t bits = 0;
+    for (std::uint32_t k = 0; k < v.predicate.atomCount(); ++k) {
+      const std::uint8_t c = a.column_of[v.binding.component[k]];
+      if (c != kNoColumn && atom_holds(v.predicate.atomAt(k), a.column_ptr[c] + row * a.column_size[c], false))
+        bits |= std::uint32_t{1} << k;
+    }
+    if (!v.predicate.evaluate(bits)) return 0;
+  }
+  for (std::uint32_t k = 0; k < v.watched_count; ++k) {
+    const std::uint32_t id = v.watched[k];
+    const std::uint32_t size = v.watched_size[k];
+    const std::uint8_t c = a.column_of[id];
+    if (c == kNoColumn) {
+      rec[0] = std::byte{0};
+      std::memset(rec + 1, 0, size);
+    } else {
+      const bool off = id < WorldConfig::kEnableBitComponents && ((word >> id) & 1u) != 0;
+      rec[0] = std::byte{static_cast<unsigned char>(off ? 2 : 1)};
+      std::memcpy(rec + 1, a.column_ptr[c] + row * size, size);
+    }
+    rec += 1 + size;
+  }
+  return w.generations_[slot];
+}
+
+Status ViewAccess::check(const World& w) noexcept {
+  const ViewRegistry& reg = *w.views_;
+  const ViewJournal& j = reg.journal;
+  if (j.rescan) return Status::Ok();
+  for (std::uint32_t i = 0; i < reg.count; ++i) {
+    const ViewState& v = *reg.views[i];
+    if (v.fresh) continue;
+    // Matches as of the last update: an archetype created since then can only hold
+    // journalled (moved or created) slots.
+    std::uint32_t members = 0;
+    const std::uint32_t end = std::max(w.slot_count_, v.high);
+    for (std::uint32_t slot = 0; slot < end; ++slot) {
+      members += v.member[slot] != 0 ? 1 : 0;
+      if (j.dirty[slot] != 0) continue;
+      if (slot < w.slot_count_ && w.alive_[slot] != 0 && w.archetypes_[w.entity_archetype_[slot]].mask.intersects(j.columns))
+        continue;  // a column-wide hand-out: the update compares these rows
+      if (v.cache.epoch != QueryAccess::epoch(w) || v.cache.seen != w.archetype_count_) {
+        ViewState& mut = const_cast<ViewState&>(v);  // match cache only: not view state
+        refresh_matches(w, mut);
+      }
+      const std::uint32_t gen = evaluate(w, v, slot, v.record.get());
+      if (gen != v.member[slot])
+        return {ErrorCode::Internal, "view: a membership change escaped the change journal"};
+      if (gen != 0 && v.stride != 0 && std::memcmp(v.record.get(), v.shadow.get() + std::size_t{slot} * v.stride, v.stride) != 0)
+        return {ErrorCode::Internal, "view: a watched value changed without a journal entry"};
+    }
+    if (members != v.members) return {ErrorCode::Internal, "view: member count is off"};
+  }
+  return Status::Ok();
+}
+
 Status ViewAccess::update(World& w) noexcept {
   ViewRegistry& reg = *w.views_;
   ViewJournal& j = reg.journal;
@@ -117,7 +183,6 @@ Status ViewAccess::update(World& w) noexcept {
   const bool sweep = j.rescan || std::uint64_t{j.count} * 16u > slot_count;
   if (!sweep) std::sort(j.list.get(), j.list.get() + j.count);
 
-  const std::uint64_t* disabled = w.disabled_.get();
   const std::uint32_t n = reg.slots;
   for (std::uint32_t i = 0; i < reg.count; ++i) {
     ViewState& v = *reg.views[i];
@@ -127,52 +192,13 @@ Status ViewAccess::update(World& w) noexcept {
     std::uint32_t na = 0, nr = 0, nm = 0;
     auto visit = [&](std::uint32_t slot) noexcept {
       const std::uint32_t old = v.member[slot];
-      std::uint32_t gen = 0;
-      std::uint32_t arch = 0;
-      std::uint64_t word = 0;
-      if (slot < slot_count && w.alive_[slot] != 0) {
-        arch = w.entity_archetype_[slot];
-        word = disabled[slot];
-        if (!v.spec.never && v.cache.matched.contains(arch) && (word & v.spec.need_enabled) == 0 &&
-            (word & v.spec.need_disabled) == v.spec.need_disabled) {
-          bool pass = true;
-          if (v.has_predicate) {
-            const Archetype& a = archetypes[arch];
-            std::uint32_t bits = 0;
-            for (std::uint32_t k = 0; k < v.predicate.atomCount(); ++k) {
-              const std::uint8_t c = a.column_of[v.binding.component[k]];
-              if (c == kNoColumn) continue;
-              const std::byte* bytes = a.column_ptr[c] + std::size_t{w.rows_[slot]} * a.column_size[c];
-              if (atom_holds(v.predicate.atomAt(k), bytes, false)) bits |= std::uint32_t{1} << k;
-            }
-            pass = v.predicate.evaluate(bits);
-          }
-          if (pass) gen = w.generations_[slot];
-        }
-      }
+      const std::uint32_t gen = evaluate(w, v, slot, v.record.get());
       if (old == 0 && gen == 0) return;
       if (gen == 0) {
         removed[nr++] = Entity{slot, old};
         v.member[slot] = 0;
         --v.members;
         return;
-      }
-      // The watched record of the member now.
-      const Archetype& a = archetypes[arch];
-      std::byte* rec = v.record.get();
-      for (std::uint32_t k = 0; k < v.watched_count; ++k) {
-        const std::uint32_t id = v.watched[k];
-        const std::uint32_t size = v.watched_size[k];
-        const std::uint8_t c = a.column_of[id];
-        if (c == kNoColumn) {
-          rec[0] = std::byte{0};
-          std::memset(rec + 1, 0, size);
-        } else {
-          const bool off = id < WorldConfig::kEnableBitComponents && ((word >> id) & 1u) != 0;
-          rec[0] = std::byte{static_cast<unsigned char>(off ? 2 : 1)};
-          std::memcpy(rec + 1, a.column_ptr[c] + std::size_t{w.rows_[slot]} * size, size);
-        }
-        rec += 1 + size;
       }
       std::byte* shadow = v.shadow.get() + std::size_t{slot} * v.stride;
       if (old == gen) {

@@ -705,6 +705,7 @@ Status World::checkInvariants() const noexcept {
     const std::uint32_t s = free_[free_head_ + i];
     if (s >= slot_count_ || alive_[s] != 0) return {ErrorCode::Internal, "free list holds a live slot"};
   }
+  if (views_ != nullptr) return detail::ViewAccess::check(*this);
   return Status::Ok();
 }
 

@@ -322,3 +322,27 @@ TEST_F(ViewWorld, ASnapshotOfAWorldWithOtherViewsIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// A getMutable pointer kept across an update and written after it changes a watched value
+// without a journal entry: the view cannot see it. checkInvariants (run after every mutation
+// in Debug trees) names it.
+TEST_F(WoundedView, AWriteThroughAPointerKeptAcrossAnUpdateIsCaughtByTheInvariantCheck) {
+  const Entity a = unit(1);
+  Health* kept = w().getMutable<Health>(a);
+  ASSERT_TRUE(w().updateViews().ok());
+  ASSERT_TRUE(w().checkInvariants().ok());
+  kept->hp = 2;  // the misuse
+  const Status s = w().checkInvariants();
+  EXPECT_EQ(s.code(), ErrorCode::Internal);
+  EXPECT_STREQ(s.message(), "view: a watched value changed without a journal entry");
+  kept->hp = 1;  // undone: consistent again
+  EXPECT_TRUE(w().checkInvariants().ok());
+  w().getMutable<Health>(a)->hp = 2;  // the right way: fetched again, journalled
+  EXPECT_TRUE(w().checkInvariants().ok());
+  ASSERT_TRUE(w().updateViews().ok());
+  EXPECT_EQ(lists(w(), view).modified, (Ids{a}));
+}
+
+}  // namespace
