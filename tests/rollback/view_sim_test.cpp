@@ -1,4 +1,5 @@
-// A sim whose systems act on view deltas (view.h, docs/query.md "Views"): a "wounded" view
+// A sim whose systems act on view deltas (view.h, docs/query.md "Views") and whose spawns
+// get a bonus from an OnAdd observer (observers.h): a "wounded" view
 // (VUnit.hp < 8) and a view of every unit. The first system of every tick reads the lists
 // of the update beginTick() made — what the previous tick changed — heals the newly wounded
 // through the command buffer, scars them, and keeps tallies in a resource; so the hashed
@@ -7,6 +8,7 @@
 // membership from the world's state after every tick.
 #include "rollback/rollback_support.h"
 
+#include <lockstep/observers.h>
 #include <lockstep/rollback/synctest.h>
 #include <lockstep/system_access.h>
 #include <lockstep/view.h>
@@ -81,6 +83,11 @@ void poke_system(World& w) {
     if (VUnit* u = w.getMutable<VUnit>(e)) u->hp += (e.slot % 2 == 0) ? 0 : -1;
   });
 }
+// Observer: a spawned unit gets a bonus written in place (a watched write from an observer,
+// fired at the flush) — so views and observers run together under synctest.
+void on_unit_added(World& w, Entity e) {
+  if (VUnit* u = w.getMutable<VUnit>(e)) u->hp += static_cast<std::int32_t>(e.slot % 3);
+}
 void spawn_system(World& w) {
   if (w.tick() % 3 != 0) return;
   CommandBuffer& cmd = w.commands();
@@ -109,6 +116,9 @@ class ViewSim final : public Sim {
     CachedQuery<term::read<VUnit>> wounded_q, units_q;  // only carry the terms into registerView
     if (s.ok()) s = registerView(w, wounded_q, field(&VUnit::hp) < kWoundedBelow, wounded);
     if (s.ok()) s = registerView(w, units_q, units);
+    AccessSet unit_writer;
+    if (s.ok()) s = access_of(w, Reads<>{}, Writes<VUnit>{}, "observe.unit_added", unit_writer);
+    if (s.ok()) s = w.observe<VUnit>(ObserverEvent::OnAdd, on_unit_added, unit_writer);
     if (!s.ok()) return s;
     if (wounded.index != kWounded.index || units.index != kUnits.index)
       return {ErrorCode::Internal, "view ids differ from the registration order"};
