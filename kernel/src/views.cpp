@@ -126,8 +126,8 @@ Status ViewAccess::check(const World& w) noexcept {
   for (std::uint32_t i = 0; i < reg.count; ++i) {
     const ViewState& v = *reg.views[i];
     if (v.fresh) continue;
-    // Matches as of the last update: an archetype created since then can only hold
-    // journalled (moved or created) slots.
+    // Only journalled (created or moved) slots can live in an archetype created since the
+    // last update; the match cache is brought up to date lazily for the others.
     std::uint32_t members = 0;
     const std::uint32_t end = std::max(w.slot_count_, v.high);
     for (std::uint32_t slot = 0; slot < end; ++slot) {
