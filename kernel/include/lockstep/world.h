@@ -547,7 +547,10 @@ class World {
   std::unique_ptr<detail::ObserverRegistry> observers_;  // null until the first observe()
   std::unique_ptr<detail::ViewRegistry> views_;  // null until the first registerView()
   detail::ViewJournal* view_journal_ = nullptr;  // views_'s journal, or null
-  // Views: `slot`'s state may have changed (structural change, write, enable bit).
+  // Views: `slot`'s state may have changed (structural change, write, enable bit). Every
+  // path that changes an entity's archetype, a component value in place or an enable bit
+  // must call it (or, for column-wide hand-outs, view_journal_->column(id)); checkInvariants
+  // verifies it in Debug trees whenever a view exists (views.cpp, ViewAccess::check).
   void view_touch(std::uint32_t slot) noexcept {
     if (view_journal_ != nullptr) view_journal_->touch(slot);
   }
