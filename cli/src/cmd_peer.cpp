@@ -14,6 +14,7 @@
 #include <lockstep/rollback/state_exchange.h>
 #include <lockstep/rollback/udp_transport.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +37,7 @@ struct PeerArgs {
   std::uint64_t bot = 0;
   bool bot_given = false;
   std::uint64_t ticks = 1800;
-  std::uint32_t tick_hz = 60;
+  std::uint32_t tick_hz = 0;  // 0: the sim's rate (Sim::tick_hz)
   std::uint32_t input_delay = 2;
   std::uint32_t max_prediction = 8;
   std::uint32_t hash_interval = 16;
@@ -92,9 +93,12 @@ const char* state_name(rollback::PeerState s) {
   return "?";
 }
 
-int peer_cmd(const PeerArgs& a) {
-  const replay::Sim* sim = find_sim_or_hidden(a.sim);  // planted sims too (desync bundles over UDP)
-  if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
+int peer_cmd(const PeerArgs& given) {
+  const replay::Sim* sim = find_sim_or_hidden(given.sim);  // planted sims too (desync bundles over UDP)
+  if (sim == nullptr)
+    return report_error(given.json, kExitBadInput, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
+  PeerArgs a = given;
+  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
   std::vector<std::string> addresses = a.peers;
   if (!a.rendezvous.empty()) {
     if (!addresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous replaces --peers (use --count)");
@@ -505,7 +509,7 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--seed", a->seed, "World seed (every peer must use the same)")->capture_default_str();
   app->add_option("--bot", a->bot, "Bot seed (default: --seed)")->each([a](const std::string&) { a->bot_given = true; });
   app->add_option("--ticks", a->ticks, "Ticks to play")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10000000}));
-  app->add_option("--tick-hz", a->tick_hz, "Frame rate of the loop")->capture_default_str()->check(CLI::Range(1u, 2000u));
+  app->add_option("--tick-hz", a->tick_hz, "Frame rate of the loop (default: the sim's tick rate)")->check(CLI::Range(1u, 2000u));
   app->add_option("--input-delay", a->input_delay, "Input delay (ticks; same on every peer)")->capture_default_str()->check(CLI::Range(0u, 64u));
   app->add_option("--max-prediction", a->max_prediction, "Prediction window (ticks)")->capture_default_str()->check(CLI::Range(0u, 64u));
   app->add_option("--hash-interval", a->hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();

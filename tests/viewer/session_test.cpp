@@ -76,6 +76,8 @@ TEST_F(ViewerSession, ReplayHashesAreTheRunnersAtEveryTickSeekedToInAnyOrder) {
   ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u) << info;
   EXPECT_NE(info.find("\"kind\":\"replay\""), std::string::npos) << info;
   EXPECT_NE(info.find("\"last_tick\":" + std::to_string(r.frame_count())), std::string::npos) << info;
+  // Playback at the sim's own rate (Sim::tick_hz): skirmish is an RTS at 30 ticks/s.
+  EXPECT_NE(info.find("\"tick_hz\":30,"), std::string::npos) << info;
   for (std::uint64_t t : {std::uint64_t{0}, std::uint64_t{600}, std::uint64_t{300}, std::uint64_t{301}, std::uint64_t{0},
                           r.frame_count()}) {
     const std::string f = s.seek(t);
@@ -91,6 +93,16 @@ TEST_F(ViewerSession, ReplayHashesAreTheRunnersAtEveryTickSeekedToInAnyOrder) {
   const std::string beyond = s.seek(r.frame_count() + 1);
   EXPECT_EQ(beyond.rfind("{\"ok\":false", 0), 0u);
   EXPECT_NE(s.error().find("expected 0.." + std::to_string(r.frame_count())), std::string::npos) << s.error();
+}
+
+// The playback rate is the sim's (Sim::tick_hz), not a constant of the page.
+TEST_F(ViewerSession, PlaybackRateIsTheSims) {
+  const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/fixtures/duel/duel.replay";
+  lockstep::viewer::Session s;
+  const std::string info = s.load(read_all(path), "duel.replay");
+  ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u) << info;
+  EXPECT_NE(info.find("\"tick_hz\":60,"), std::string::npos) << info;
+  EXPECT_EQ(lockstep::replay::find_sim("skirmish")->tick_hz(), 30u);
 }
 
 // Seeking loads the last checkpoint at or before the tick. Shown with a checkpoint at tick

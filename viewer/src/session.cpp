@@ -145,6 +145,11 @@ struct Session::Impl {
   bool has_diff = false;
   inspect::Bundle bundle;
 
+  static std::uint32_t sim_tick_hz(const std::string& name) {
+    const replay::Sim* s = replay::find_sim(name);
+    return s != nullptr ? s->tick_hz() : 60;  // a sim this build does not know: the common rate
+  }
+
   std::string info() const {
     std::string o = "{\"ok\":true,\"name\":" + quoted(name);
     if (kind == Kind::Replay) {
@@ -153,7 +158,7 @@ struct Session::Impl {
            ",\"players\":" + std::to_string(h.config.players) + ",\"units\":" + std::to_string(h.config.units) +
            ",\"seed\":" + std::to_string(h.config.seed) + ",\"first_tick\":0,\"last_tick\":" +
            std::to_string(rec.frame_count()) + ",\"recorded_hashes\":" + std::to_string(rec.hashes.size()) +
-           ",\"tick_hz\":60,\"checkpoints\":[";
+           ",\"tick_hz\":" + std::to_string(sim != nullptr ? sim->tick_hz() : 60) + ",\"checkpoints\":[";
       for (std::size_t i = 0; i < rec.checkpoints.size(); ++i)
         o += (i ? "," : "") + std::to_string(rec.checkpoints[i].tick);
       o += "]";
@@ -163,7 +168,7 @@ struct Session::Impl {
       o += ",\"kind\":\"bundle\",\"sim\":" + quoted(bundle.sim_name) + ",\"source\":" + quoted(bundle.source) +
            ",\"divergent_tick\":" + std::to_string(bundle.tick) + ",\"first_tick\":" + std::to_string(states[0].tick) +
            ",\"last_tick\":" + std::to_string(states[0].tick) +
-           ",\"tick_hz\":60,\"system\":" + quoted(bundle.system) + ",\"report\":" + quoted(bundle.report) +
+           ",\"tick_hz\":" + std::to_string(sim_tick_hz(bundle.sim_name)) + ",\"system\":" + quoted(bundle.system) + ",\"report\":" + quoted(bundle.report) +
            ",\"checkpoints\":[]";
     } else {
       o += ",\"kind\":\"snapshot\",\"first_tick\":" + std::to_string(states[0].tick) +

@@ -155,6 +155,9 @@ class Sim {
   virtual void apply_inputs(World& world, std::span<const std::byte> inputs) const noexcept = 0;
   // Optional: validates a config before anything is built (players/units ranges).
   virtual Status check_config(const SimConfig&) const noexcept { return Status::Ok(); }
+  // Nominal ticks per second: the rate real-time players run the sim at (`lockstep peer`'s
+  // default --tick-hz, the viewer's playback). Never part of the simulation or its hash.
+  virtual std::uint32_t tick_hz() const noexcept { return 60; }
   // A bot for `player`, deterministic in (seed, player, config).
   virtual std::unique_ptr<Bot> make_bot(const SimConfig& config, std::uint64_t seed,
                                         std::uint32_t player) const = 0;
