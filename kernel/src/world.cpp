@@ -1,6 +1,7 @@
 // World storage: entity table, archetypes and their column arena, structural changes.
 // The rules this file follows are in docs/kernel.md and docs/determinism.md.
 #include "copy_value.h"
+#include "huge_pages.h"
 #include "row_order_scratch.h"
 #include "access_check.h"
 #include "observer_registry.h"
@@ -38,6 +39,16 @@ std::uint64_t layout_block(const Archetype& a, std::uint32_t capacity, std::uint
   return at;
 }
 
+// A per-slot table filled with `init`, on huge pages where the OS offers them (advised before
+// the first write, see huge_pages.h).
+template <class T>
+std::unique_ptr<T[]> slot_table(std::size_t count, T init) {
+  std::unique_ptr<T[]> t(new T[count]);
+  detail::advise_huge_pages(t.get(), count * sizeof(T));
+  std::fill_n(t.get(), count, init);
+  return t;
+}
+
 GuardPolicy default_policy() noexcept {
 #if defined(LOCKSTEP_CHECK_INVARIANTS) && LOCKSTEP_CHECK_INVARIANTS
   return GuardPolicy::Abort;
@@ -54,19 +65,19 @@ World::World(const WorldConfig& config)
   config_.max_components = std::min<std::uint32_t>(config_.max_components, WorldConfig::kMaxComponentsLimit);
   config_.row_bytes = config_.effective_row_bytes();
   const std::uint32_t n = config_.max_entities;
-  generations_.reset(new std::uint32_t[n == 0 ? 1 : n]());
-  alive_.reset(new std::uint8_t[n == 0 ? 1 : n]());
-  rows_.reset(new std::uint32_t[n == 0 ? 1 : n]());
-  entity_archetype_.reset(new std::uint16_t[n == 0 ? 1 : n]);
-  std::fill_n(entity_archetype_.get(), n == 0 ? 1 : n, kNoArchetype);
-  free_.reset(new std::uint32_t[n == 0 ? 1 : n]);
-  disabled_.reset(new std::uint64_t[n == 0 ? 1 : n]());
+  const std::size_t slots = n == 0 ? 1 : n;
+  generations_ = slot_table<std::uint32_t>(slots, 0);
+  alive_ = slot_table<std::uint8_t>(slots, 0);
+  rows_ = slot_table<std::uint32_t>(slots, 0);
+  entity_archetype_ = slot_table<std::uint16_t>(slots, kNoArchetype);
+  free_.reset(new std::uint32_t[slots]);
+  disabled_ = slot_table<std::uint64_t>(slots, 0);
   disabled_blocks_.reset(new std::uint8_t[n / 64 + 1]());
   config_.max_tracked_components = std::min(config_.max_tracked_components, WorldConfig::kMaxTrackedLimit);
   if (config_.max_tracked_components != 0)
   {
-    added_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
-    changed_ticks_.reset(new std::uint64_t[std::size_t{n == 0 ? 1 : n} * config_.max_tracked_components]());
+    added_ticks_ = slot_table<std::uint64_t>(slots * config_.max_tracked_components, 0);
+    changed_ticks_ = slot_table<std::uint64_t>(slots * config_.max_tracked_components, 0);
   }
   std::fill(std::begin(track_of_), std::end(track_of_), kUntracked);
 
@@ -85,6 +96,7 @@ World::World(const WorldConfig& config)
   const std::uint64_t slack = std::uint64_t{config_.max_archetypes + 2} * (detail::kMaxColumns + 1) * kColumnAlign * 2;
   arena_size_ = 2 * config_.row_bytes + slack;
   arena_storage_.reset(new std::byte[arena_size_ + kColumnAlign]);
+  detail::advise_huge_pages(arena_storage_.get(), arena_size_ + kColumnAlign);
   // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(arena_storage_.get());
   arena_ = arena_storage_.get() + (align_up(base, kColumnAlign) - base);
@@ -382,6 +394,7 @@ Entity World::create() noexcept {
 bool World::alive(Entity e) const noexcept { return valid(e); }
 
 Status World::destroy(Entity e) noexcept {
+  prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "destroy: null, stale or foreign entity handle"};
   const std::uint32_t arch = entity_archetype_[e.slot];
   if (access_ != nullptr) {
@@ -497,6 +510,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
 }
 
 Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept {
+  prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "addComponent: unknown component id"};
   if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
@@ -566,6 +580,7 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
 }
 
 Status World::remove_id(Entity e, std::uint32_t id) noexcept {
+  prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "removeComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "removeComponent: unknown component id"};
   if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
@@ -659,6 +674,7 @@ Status World::checkInvariants() const noexcept {
     if (a.rows > a.capacity) return {ErrorCode::Internal, "archetype rows exceed capacity"};
     if (a.rows != 0 && a.block + a.block_bytes > arena_top_) return {ErrorCode::Internal, "block beyond arena top"};
     if (a.sorted > a.rows || a.holes > a.sorted) return {ErrorCode::Internal, "row-order bookkeeping out of range"};
+    if (a.holes > a.rows - a.holes + 64) return {ErrorCode::Internal, "holes outnumber live rows beyond the bound"};
     if ((a.holes != 0 || a.sorted != a.rows) != unsettled_.contains(ai))
       return {ErrorCode::Internal, "unsettled-archetype set disagrees with the rows"};
     const std::uint32_t* slots = a.rows != 0 ? slot_column(a) : nullptr;

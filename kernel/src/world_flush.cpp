@@ -321,12 +321,20 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     patch_pending(to, *c.type, s);
   };
 
-  // Compose arriving rows from recorded values and the entity's current row.
+  // One pass over the staged entities: compose each arriving row from recorded values and the
+  // entity's current row, then remove the entity from its source archetype (O(1): a hole in
+  // the ordered prefix, or a swap within the tail). Removing in the same pass is safe because
+  // a removal that moves another entity's row updates rows_, through which that entity's row
+  // is read when its turn comes.
+  std::uint64_t* keys = s.arrival_keys.get();
   std::uint32_t arrival_count = 0;
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     Scratch::Staged& g = s.staged[st];
-    if (!g.arrives) continue;
-    s.arrivals[arrival_count++] = st;
+    if (!g.arrives) {
+      if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot], false);
+      continue;
+    }
+    keys[arrival_count++] = std::uint64_t{g.archetype} << 32 | g.slot;
     collect_adds(g);
     const Archetype& dst = archetypes_[g.archetype];
     std::byte* out = s.row_bytes.get() + g.scratch_offset;
@@ -344,28 +352,19 @@ Status World::flush(CommandBuffer& buffer) noexcept {
       }
       out += dst.column_size[col];
     }
+    if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot], false);
   }
-
-  // Remove leavers: O(1) each (a hole in the ordered prefix, or a swap within the tail).
-  for (std::uint32_t st = 0; st < staged_count; ++st) {
-    const Scratch::Staged& g = s.staged[st];
-    if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot]);
-  }
+  bound_holes();
 
   // Append arrivals, grouped by archetype and in ascending slot order, so an archetype that
   // only gains slots above its rows stays ordered; otherwise the order is restored lazily
   // (world_rows.cpp) before the next read.
-  std::uint64_t* keys = s.arrival_keys.get();
-  for (std::uint32_t i = 0; i < arrival_count; ++i) {
-    const Scratch::Staged& g = s.staged[s.arrivals[i]];
-    keys[i] = std::uint64_t{g.archetype} << 32 | g.slot;
-  }
   if (!std::is_sorted(keys, keys + arrival_count)) std::sort(keys, keys + arrival_count);
   for (std::uint32_t i = 0; i < arrival_count; ++i) s.arrivals[i] = s.stage_of_slot[static_cast<std::uint32_t>(keys[i])];
   for (std::uint32_t begin = 0; begin < arrival_count;) {
-    const std::uint16_t target = s.staged[s.arrivals[begin]].archetype;
+    const auto target = static_cast<std::uint32_t>(keys[begin] >> 32);
     std::uint32_t end = begin;
-    while (end < arrival_count && s.staged[s.arrivals[end]].archetype == target) ++end;
+    while (end < arrival_count && static_cast<std::uint32_t>(keys[end] >> 32) == target) ++end;
     Archetype& a = archetypes_[target];
     const Status grown = ensure_capacity(a, a.rows + (end - begin));
     LOCKSTEP_ASSERT_MSG(grown.ok(), grown.message());
@@ -382,14 +381,11 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     begin = end;
   }
 
-  // Commit the entity table and the free list.
-  for (std::uint32_t st = 0; st < staged_count; ++st) {
-    const Scratch::Staged& g = s.staged[st];
-    view_touch(g.slot);
-    generations_[g.slot] = g.generation;
-    alive_[g.slot] = g.alive ? 1 : 0;
-    entity_archetype_[g.slot] = g.alive ? g.archetype : kNoArchetype;
-  }
+  // Commit the free list, then one pass over the staged entities: the entity table, row state
+  // and in-place values. A new incarnation starts with every component enabled and freshly
+  // added; a survivor keeps the enable bits of the components it still has, and components it
+  // gained are stamped added, re-added ones changed. Without observers the pass also releases
+  // the staging (observers read it after this pass).
   for (std::uint32_t slot = slot_count_; slot < slot_count; ++slot)
     if (s.stage_of_slot[slot] == Scratch::kNone) generations_[slot] = 0;  // never reached
   free_head_ += free_taken;
@@ -399,30 +395,30 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   slot_count_ = slot_count;
   live_count_ = live;
   used_row_bytes_ = used;
-
-  // Row state: a new incarnation starts with every component enabled and freshly added; a
-  // survivor keeps the enable bits of the components it still has, and components it gained
-  // are stamped added, re-added ones changed.
+  const bool release_stages = observers_ == nullptr;
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     const Scratch::Staged& g = s.staged[st];
+    view_touch(g.slot);
+    generations_[g.slot] = g.generation;
+    alive_[g.slot] = g.alive ? 1 : 0;
+    entity_archetype_[g.slot] = g.alive ? g.archetype : kNoArchetype;
+    if (release_stages) s.stage_of_slot[g.slot] = Scratch::kNone;
     const bool fresh = !g.initially_alive || g.recreated;
     restrict_disabled(g.slot, (!g.alive || fresh) ? IdSet256{} : archetypes_[g.archetype].mask);
-    if (tracked_count_ == 0 || !g.alive || !g.arrives) continue;
-    collect_adds(g);
+    if (!g.alive) continue;
     const Archetype& a = archetypes_[g.archetype];
-    for (std::uint32_t col = 0; col < a.column_count; ++col) {
-      const std::uint32_t id = a.component_ids[col];
-      if (fresh || g.source == kNoArchetype || !archetypes_[g.source].mask.contains(id)) mark_added(g.slot, id);
-      else if (last_add[id] != Scratch::kNone) mark_changed(g.slot, id);
+    if (g.arrives) {
+      if (tracked_count_ == 0) continue;
+      collect_adds(g);
+      for (std::uint32_t col = 0; col < a.column_count; ++col) {
+        const std::uint32_t id = a.component_ids[col];
+        if (fresh || g.source == kNoArchetype || !archetypes_[g.source].mask.contains(id)) mark_added(g.slot, id);
+        else if (last_add[id] != Scratch::kNone) mark_changed(g.slot, id);
+      }
+      continue;
     }
-  }
-
-  // In-place values of entities that stayed in their archetype.
-  for (std::uint32_t st = 0; st < staged_count; ++st) {
-    const Scratch::Staged& g = s.staged[st];
-    if (!g.alive || g.arrives) continue;
+    // Stayed in its archetype: write the recorded values in place.
     collect_adds(g);
-    const Archetype& a = archetypes_[g.archetype];
     for (std::uint32_t col = 0; col < a.column_count; ++col) {
       const std::uint32_t id = a.component_ids[col];
       if (last_add[id] != Scratch::kNone) {
@@ -434,7 +430,7 @@ Status World::flush(CommandBuffer& buffer) noexcept {
 
   if (observers_ != nullptr) observers_after_apply(buffer, staged_count);  // OnAdd, OnSet
 
-  reset_stages();
+  if (!release_stages) reset_stages();
   buffer.clear();
   debug_check();
   return observers_ != nullptr ? observers_finish(first_error) : first_error;

@@ -62,7 +62,7 @@ std::uint32_t World::append_row(Archetype& a, std::uint32_t slot) noexcept {
   return row;
 }
 
-void World::remove_row(Archetype& a, std::uint32_t row) noexcept {
+void World::remove_row(Archetype& a, std::uint32_t row, bool bound) noexcept {
   const auto id = static_cast<std::uint32_t>(&a - archetypes_.get());
   const std::uint32_t last = a.rows - 1;
   if (row >= a.sorted || row == last) {
@@ -90,7 +90,22 @@ void World::remove_row(Archetype& a, std::uint32_t row) noexcept {
   // Holes are garbage rows: restore once they outnumber the live rows, so physical rows stay
   // within 2x the live ones (plus a constant) and each restore is paid for by as many removals
   // as it moves rows: amortised O(log n) per removal (the tail sort).
-  if (a.holes > a.rows - a.holes + 64) settle_archetype(id);
+  if (bound && a.holes > a.rows - a.holes + 64) settle_archetype(id);
+}
+
+// The hole bound of remove_row, for every archetype at once: a flush removes all its leavers
+// first and restores each archetype at most once, instead of once per doubling of its holes
+// (removing every row of a large archetype would otherwise compact it log n times).
+void World::bound_holes() noexcept {
+  for (std::uint32_t word = 0; word < 4; ++word) {
+    std::uint64_t bits = unsettled_.words[word];
+    while (bits != 0) {
+      const auto id = word * 64u + static_cast<std::uint32_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      const Archetype& a = archetypes_[id];
+      if (a.holes > a.rows - a.holes + 64) settle_archetype(id);
+    }
+  }
 }
 
 void World::settle_archetype(std::uint32_t id) const noexcept {

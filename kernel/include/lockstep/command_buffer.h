@@ -50,6 +50,12 @@ class CommandBuffer {
   template <class T>
   Status addComponent(Entity e, const T& value) noexcept {
     check_state_type<T>();
+    if (recordable_inline(e, sizeof(T))) {
+      commands_[count_++] = Command{Op::Add, 0, {0, 0}, detail::type_key<T>(), e, payload_used_, sizeof(T), &describe<T>()};
+      std::memcpy(payload_.get() + payload_used_, &value, sizeof(T));
+      payload_used_ += sizeof(T);
+      return Status::Ok();
+    }
     return record(Op::Add, e, detail::type_key<T>(), &describe<T>(), &value, sizeof(T));
   }
   // Several components in one structural move at flush (World::addComponents); all or
@@ -79,6 +85,10 @@ class CommandBuffer {
   template <class T>
   Status removeComponent(Entity e) noexcept {
     check_state_type<T>();
+    if (recordable_inline(e, 0)) {
+      commands_[count_++] = Command{Op::Remove, 0, {0, 0}, detail::type_key<T>(), e, payload_used_, 0, &describe<T>()};
+      return Status::Ok();
+    }
     return record(Op::Remove, e, detail::type_key<T>(), &describe<T>(), nullptr, 0);
   }
 
@@ -115,6 +125,13 @@ class CommandBuffer {
                 std::uint32_t size) noexcept;
   Status record_group(Entity e, const std::uint32_t* keys, const TypeDescriptor* const* types,
                       const void* const* values, const std::uint32_t* sizes, std::uint32_t count) noexcept;
+  // The common case of record(), recorded inline by the typed calls (a command per entity per
+  // tick is the hot path of systems): no access check installed, a handle record() would
+  // accept, room for it. Everything else takes record() and its errors.
+  bool recordable_inline(Entity e, std::uint64_t bytes) const noexcept {
+    return access_world_ == nullptr && !e.is_null() && (!e.is_pending() || e.slot < creates_) &&
+           has_room(1, bytes);
+  }
   bool has_room(std::uint64_t commands, std::uint64_t bytes) const noexcept {
     return count_ + commands <= command_capacity_ && bytes <= payload_capacity_ - payload_used_;
   }

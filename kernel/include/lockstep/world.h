@@ -405,6 +405,20 @@ class World {
   bool valid(Entity e) const noexcept {
     return e.slot < slot_count_ && alive_[e.slot] != 0 && generations_[e.slot] == e.generation;
   }
+  // Starts the loads of a slot's entity-table entries at once, so that the cache misses of a
+  // change to a scattered entity overlap instead of queuing one behind the other (docs/kernel.md,
+  // "Memory placement"). A hint only; out-of-range slots are not touched.
+  void prefetch_slot(std::uint32_t slot) const noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    if (slot >= slot_count_) return;
+    __builtin_prefetch(alive_.get() + slot);
+    __builtin_prefetch(generations_.get() + slot);
+    __builtin_prefetch(entity_archetype_.get() + slot);
+    __builtin_prefetch(rows_.get() + slot);
+#else
+    (void)slot;
+#endif
+  }
   std::byte* column_base(const detail::Archetype& a, std::uint32_t column) const noexcept {
     return a.column_ptr[column];
   }
@@ -450,7 +464,10 @@ class World {
   // Row order (world_rows.cpp): O(1) appends and removals; settle* restore ascending slot
   // order (physical layout only, hence const) before rows are read in order.
   std::uint32_t append_row(detail::Archetype& a, std::uint32_t slot) noexcept;
-  void remove_row(detail::Archetype& a, std::uint32_t row) noexcept;
+  // `bound` = false leaves the hole bound to the caller (a flush checks it once per archetype
+  // after all its removals: bound_holes).
+  void remove_row(detail::Archetype& a, std::uint32_t row, bool bound = true) noexcept;
+  void bound_holes() noexcept;
   void settle_archetype(std::uint32_t archetype) const noexcept;
   void settle_set(const detail::IdSet256& archetypes) const noexcept;
   void settle_all() const noexcept;
@@ -487,6 +504,7 @@ class World {
   }
   // Keeps only the enable bits of components in `mask` (after a structural change).
   void restrict_disabled(std::uint32_t slot, const detail::IdSet256& mask) noexcept {
+    if (disabled_total_ == 0) return;  // every word is 0: skip the table (a cache miss per call)
     const std::uint64_t old = disabled_[slot];
     if (old == 0) return;
     const std::uint64_t kept = old & mask.words[0];
