@@ -1,6 +1,7 @@
 // Snapshots: World::save / World::load and the Snapshot buffers. A snapshot holds the same
 // StorageImage a world exposes, with every archetype packed tightly (capacity = rows) into
 // one column buffer. Save and load copy only live bytes and never allocate.
+#include "view_registry.h"
 #include "world_scratch.h"
 
 #include <lockstep/snapshot.h>
@@ -81,6 +82,10 @@ Snapshot::Snapshot(const World& world) { reserve(world); }
 
 void Snapshot::reserve(const World& world) {
   const WorldConfig& c = world.config();
+  if (const std::size_t views = detail::ViewAccess::save_capacity(world); views > view_capacity_) {
+    view_data_.reset(new std::byte[views]);
+    view_capacity_ = views;
+  }
   if (generations_ && same_capacities(config_, c)) return;
   config_ = c;
   const std::uint32_t n = c.max_entities == 0 ? 1 : c.max_entities;
@@ -261,6 +266,10 @@ void World::save(Snapshot& out) const noexcept {
     std::memcpy(out.changed_ticks_.get(), changed_ticks_.get(), words * 8u);
     live += words * 16u;
   }
+  const std::size_t views = detail::ViewAccess::save_capacity(*this);
+  if (views > out.view_capacity_) out.reserve(*this);  // a view registered after the reserve: once
+  out.view_used_ = views != 0 ? detail::ViewAccess::save(*this, out.view_data_.get()) : 0;
+  live += out.view_used_;
   out.live_bytes_ = live + resource_used_;
   out.refresh_image();
   out.valid_ = true;
@@ -289,6 +298,13 @@ Status World::load(const Snapshot& in) noexcept {
   for (std::uint32_t t = 0; t < tracked_count_; ++t)
     if (img.tracked_ids[t] != tracked_ids_[t])
       return {ErrorCode::Mismatch, "load: the snapshot's change-tracked components differ from the world's"};
+
+  // Views: a trusted snapshot carries their state (and must match the world's views); an
+  // untrusted one (a file) has none and resets them.
+  const std::byte* view_data = in.trusted_ && (in.view_used_ != 0 || views_ != nullptr) ? in.view_data_.get() : nullptr;
+  if (in.trusted_ && in.view_used_ == 0 && views_ != nullptr)
+    return {ErrorCode::Mismatch, "load: the snapshot's views differ from the world's"};
+  if (Status s = detail::ViewAccess::check_load(*this, view_data, in.view_used_); !s.ok()) return s;
 
   std::uint64_t used = 0;
   std::uint32_t live = 0;
@@ -444,6 +460,7 @@ Status World::load(const Snapshot& in) noexcept {
   }
   tick_ = img.tick;
   scratch_res_.zero();  // scratch is not state: a restored world starts it from zero (docs/kernel.md)
+  detail::ViewAccess::load(*this, view_data, in.view_used_);
   debug_check();
   return Status::Ok();
 }

@@ -5,6 +5,7 @@
 #include "row_order_scratch.h"
 #include "access_check.h"
 #include "observer_registry.h"
+#include "view_registry.h"
 #include "world_scratch.h"
 
 #include <lockstep/world.h>
@@ -378,6 +379,7 @@ Status World::tryCreate(Entity& out) noexcept {
   append_row(empty, slot);
   used_row_bytes_ += empty.row_bytes;
   ++live_count_;
+  view_touch(slot);
   out = Entity{slot, gen};
   debug_check();
   return Status::Ok();
@@ -407,6 +409,7 @@ Status World::destroy(Entity e) noexcept {
     return report(ev);
   }
   if (observers_ != nullptr) notify_destroying(e);
+  view_touch(e.slot);
   Archetype& a = archetypes_[arch];
   mark_archetype_written(a);
   remove_row(a, rows_[e.slot]);
@@ -439,6 +442,7 @@ Status World::clear() noexcept {
     }
   }
   marks_.all_written();
+  if (view_journal_ != nullptr) view_journal_->rescan = true;
   if (observers_ != nullptr) notify_clearing();
   for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
     if (alive_[slot] == 0) continue;
@@ -500,6 +504,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
   if (p != nullptr) {
     mark_changed(e.slot, component_id);
     marks_.component_written(component_id);
+    if (view_journal_ != nullptr) view_journal_->touch_if_watched(e.slot, component_id);
   }
   return p;
 }
@@ -526,6 +531,7 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
                 src.column_size[column]);
     mark_changed(e.slot, id);
     marks_.component_written(id);
+    if (view_journal_ != nullptr) view_journal_->touch_if_watched(e.slot, id);
     return observers_ != nullptr ? notify_set(e, id, false) : Status::Ok();
   }
   IdSet256 mask = src.mask;
@@ -565,6 +571,7 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
   mark_archetype_written(archetypes_[target]);
   Status s = move_entity(e.slot, target, mask.contains(id) ? id : 0xFFFFFFFFu, value);
   if (s.ok()) {
+    view_touch(e.slot);
     restrict_disabled(e.slot, mask);
     if (mask.contains(id)) mark_added(e.slot, id);
   }
@@ -714,6 +721,7 @@ Status World::checkInvariants() const noexcept {
     const std::uint32_t s = free_[free_head_ + i];
     if (s >= slot_count_ || alive_[s] != 0) return {ErrorCode::Internal, "free list holds a live slot"};
   }
+  if (views_ != nullptr) return detail::ViewAccess::check(*this);
   return Status::Ok();
 }
 

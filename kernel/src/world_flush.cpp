@@ -398,6 +398,7 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   const bool release_stages = observers_ == nullptr;
   for (std::uint32_t st = 0; st < staged_count; ++st) {
     const Scratch::Staged& g = s.staged[st];
+    view_touch(g.slot);
     generations_[g.slot] = g.generation;
     alive_[g.slot] = g.alive ? 1 : 0;
     entity_archetype_[g.slot] = g.alive ? g.archetype : kNoArchetype;

@@ -81,6 +81,7 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
     }
   }
   if (added.empty()) {
+    view_touch(e.slot);
     for (std::uint32_t k = 0; k < count; ++k) {
       const std::uint8_t c = src.column_of[ids[k]];
       std::memcpy(column_base(src, c) + std::size_t{rows_[e.slot]} * src.column_size[c], values[k], src.column_size[c]);
@@ -115,6 +116,7 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
   mark_archetype_written(archetypes_[target]);
   Status s = move_entity_many(e.slot, target, ids, values, count);
   if (s.ok()) {
+    view_touch(e.slot);
     used_row_bytes_ = used_row_bytes_ - source_bytes + archetypes_[target].row_bytes;
     for (std::uint32_t k = 0; k < count; ++k) {
       if (added.contains(ids[k])) mark_added(e.slot, ids[k]);
@@ -194,6 +196,7 @@ Status World::create_with(Entity& out, const std::uint32_t* ids, const void* con
   }
   used_row_bytes_ += a.row_bytes;
   ++live_count_;
+  view_touch(slot);
   for (std::uint32_t k = 0; k < count; ++k) mark_added(slot, ids[k]);
   out = Entity{slot, gen};
   debug_check();

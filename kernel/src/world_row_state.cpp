@@ -23,6 +23,7 @@ Status World::set_enabled(Entity e, std::uint32_t id, bool enabled) noexcept {
     ev.archetype_id = static_cast<std::int32_t>(arch);
     return report(ev);
   }
+  view_touch(e.slot);
   const std::uint64_t bit = std::uint64_t{1} << id;
   std::uint64_t& word = disabled_[e.slot];
   const bool was_clean = word == 0;

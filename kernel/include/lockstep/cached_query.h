@@ -48,7 +48,10 @@ struct QueryAccess {
   // Write terms hand out mutable rows: mark them for incremental hashing (detail/write_marks.h).
   static void mark_writes(World& w, const QuerySpec& spec) noexcept {
     for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
-      if (spec.fetch[k].access == Access::Write && !spec.fetch[k].missing) w.marks_.component_written(spec.fetch[k].id);
+      if (spec.fetch[k].access == Access::Write && !spec.fetch[k].missing) {
+        w.marks_.component_written(spec.fetch[k].id);
+        if (w.view_journal_ != nullptr) w.view_journal_->column(spec.fetch[k].id);  // views rescan these columns
+      }
   }
 };
 

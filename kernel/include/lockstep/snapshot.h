@@ -72,6 +72,10 @@ class Snapshot {
   std::unique_ptr<std::uint64_t[]> added_ticks_;    // change ticks (worlds with tracked components)
   std::unique_ptr<std::uint64_t[]> changed_ticks_;
   std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
+  // View state (view.h): trusted snapshots only, host order; never in StorageView or files.
+  std::unique_ptr<std::byte[]> view_data_;
+  std::size_t view_capacity_ = 0;
+  std::size_t view_used_ = 0;
   std::byte* columns_ = nullptr;  // 64-byte aligned view into column_storage_
   std::uint64_t column_capacity_ = 0;
   std::uint32_t resource_capacity_ = 0;

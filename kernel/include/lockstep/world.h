@@ -10,6 +10,7 @@
 #include <lockstep/component.h>
 #include <lockstep/detail/storage_image.h>
 #include <lockstep/detail/scratch_store.h>
+#include <lockstep/detail/view_journal.h>
 #include <lockstep/detail/write_marks.h>
 #include <lockstep/entity.h>
 #include <lockstep/events.h>
@@ -47,6 +48,8 @@ constexpr bool distinct_component_types() {
 struct QueryAccess;  // the query layer's window into World (cached_query.h)
 struct AccessCheck;  // system access checks (system_access.cpp)
 struct ObserverRegistry;  // observers.cpp
+struct ViewRegistry;  // views with deltas (views.cpp)
+struct ViewAccess;    // views.cpp
 // A fresh process-wide value per call: identifies one layout of one world for query caches.
 std::uint64_t next_layout_epoch() noexcept;
 }  // namespace detail
@@ -275,8 +278,17 @@ class World {
   }
   // Bytes of all scratch resources (what beginTick zeroes).
   std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
-  // Zeroes every scratch resource. Call it first in every tick (Runner::advance does).
-  void beginTick() noexcept { scratch_res_.zero(); }
+  // Zeroes every scratch resource and updates the views (view.h). Call it first in every
+  // tick (Runner::advance does).
+  void beginTick() noexcept {
+    scratch_res_.zero();
+    if (views_ != nullptr) (void)updateViews();
+  }
+
+  // ---- views (view.h, docs/query.md "Views") -------------------------------------------
+  // Recomputes every view's Added / Removed / Modified lists from the changes since the last
+  // update. beginTick() calls it; refused (guard_nested) inside a live query or observer.
+  Status updateViews() noexcept;
 
   // ---- tick ----------------------------------------------------------------------------
   std::uint64_t tick() const noexcept { return tick_; }
@@ -371,6 +383,7 @@ class World {
   friend class Snapshot;
   friend struct detail::QueryAccess;
   friend struct detail::AccessCheck;
+  friend struct detail::ViewAccess;
 
   Status register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                             std::uint32_t align) noexcept;
@@ -550,6 +563,15 @@ class World {
   // Archetypes whose rows are not in slot order yet (holes or a tail); not state.
   mutable detail::IdSet256 unsettled_;
   std::unique_ptr<detail::ObserverRegistry> observers_;  // null until the first observe()
+  std::unique_ptr<detail::ViewRegistry> views_;  // null until the first registerView()
+  detail::ViewJournal* view_journal_ = nullptr;  // views_'s journal, or null
+  // Views: `slot`'s state may have changed (structural change, write, enable bit). Every
+  // path that changes an entity's archetype, a component value in place or an enable bit
+  // must call it (or, for column-wide hand-outs, view_journal_->column(id)); checkInvariants
+  // verifies it in Debug trees whenever a view exists (views.cpp, ViewAccess::check).
+  void view_touch(std::uint32_t slot) noexcept {
+    if (view_journal_ != nullptr) view_journal_->touch(slot);
+  }
 
   // Enable bits: per slot, bit c = component c disabled. Invariant: a subset of the slot's
   // archetype mask, 0 for free slots; disabled_total_ = Σ popcount.
@@ -682,7 +704,10 @@ Status World::each(Fn&& fn, Tags...) {
     }
     if (disabled_total_ == 0) skip = 0;
     for (std::size_t k = 0; k < N; ++k)
-      if (!is_read[k]) marks_.component_written(ids[k]);
+      if (!is_read[k]) {
+        marks_.component_written(ids[k]);
+        if (view_journal_ != nullptr) view_journal_->column(ids[k]);
+      }
     detail::GuardScope scope(guard_, guard);
     for (std::uint32_t m = 0; m < matched_count; ++m) {
       if (skip == 0 && !marks)

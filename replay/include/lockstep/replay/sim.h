@@ -7,7 +7,8 @@
 // snapshot, roll back and replay it without callbacks.
 //
 // One tick (Runner::step, replay/runner.h):
-//   0. world.beginTick()                 — scratch resources zeroed (not state)
+//   0. world.beginTick()                 — scratch resources zeroed (not state), views updated
+//                                          (view.h: the deltas of the previous tick)
 //   1. sim.apply_inputs(world, inputs)   — the tick's per-player inputs into world state
 //   2. every system, in declared order   — each gets the world
 //   3. world.flush()                     — the command buffer's structural changes
