@@ -2,6 +2,8 @@
 #include "common.h"
 #include "rollback_cli.h"
 
+#include <lockstep/inspect/dump.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,27 +18,13 @@ namespace lockstep::cli {
 
 // ---- JSON ------------------------------------------------------------------------------
 
+// The body of a JSON string: inspect's quoting (one function for the whole project) without
+// its surrounding quotes.
 std::string json_escape(std::string_view s) {
   std::string o;
   o.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          o += buf;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o;
+  inspect::append_json_string(o, s);
+  return o.substr(1, o.size() - 2);
 }
 
 void Json::key(std::string_view k) {
