@@ -550,8 +550,11 @@ struct RollbackSession::Impl {
 
   // ---- network ----------------------------------------------------------------------------
   std::int32_t local_advantage(std::uint32_t q) const noexcept {
-    const std::int64_t d = static_cast<std::int64_t>(current()) - static_cast<std::int64_t>(remote_tick[q]);
-    return static_cast<std::int32_t>(std::clamp<std::int64_t>(d, -32767, 32767));
+    // Unsigned distance first: a remote tick comes from a packet and may be anything up to
+    // 2^64 - 1 (the fuzzer sent 2^63, whose signed difference overflowed).
+    const std::uint64_t t = current(), r = remote_tick[q];
+    const auto d = static_cast<std::int32_t>(std::min<std::uint64_t>(t >= r ? t - r : r - t, 32767));
+    return t >= r ? d : -d;
   }
   void write_header(std::uint8_t type, std::uint32_t dest) noexcept {
     msg[0] = std::byte{type};

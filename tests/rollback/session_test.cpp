@@ -174,8 +174,10 @@ class Injector final : public Transport {
  public:
   std::vector<std::vector<std::byte>> inbox;
   std::uint32_t sent = 0;
-  bool send(std::uint32_t, std::span<const std::byte>) noexcept override {
+  std::vector<std::byte> last;  // the last message sent
+  bool send(std::uint32_t, std::span<const std::byte> m) noexcept override {
     ++sent;
+    last.assign(m.begin(), m.end());
     return true;
   }
   std::uint32_t receive(std::uint32_t& from, std::span<std::byte, kMaxMessageBytes> out) noexcept override {
@@ -221,6 +223,30 @@ TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
   EXPECT_GT(s.stats().malformed, 1000u);
   EXPECT_EQ(s.stats().desyncs, 0u);
   EXPECT_TRUE(s.status().ok());
+}
+
+// Found by the packet fuzzer: a SYNC_REQUEST whose header claims tick 2^63. The reply's frame
+// advantage (our tick minus theirs) was computed as a signed difference that overflowed
+// (undefined behaviour; UBSan stopped the fuzzer). It saturates at -32767 now.
+TEST(rollback_session, AHugeRemoteTickSaturatesTheFrameAdvantage) {
+  Runner runner(fixtures::duel_sim(), duel_config());
+  Injector net;
+  RollbackSession s(runner, SessionConfig::one_player_per_peer(2, 2, 0), &net);
+  ASSERT_TRUE(s.status().ok());
+  std::vector<std::byte> m(48, std::byte{0});
+  m[0] = std::byte{3};  // SYNC_REQUEST
+  m[1] = std::byte{2};  // wire version
+  m[2] = std::byte{1};  // sender
+  m[3] = std::byte{2};  // players
+  m[15] = std::byte{0x80};  // tick = 2^63
+  net.inbox.push_back(m);
+  ASSERT_TRUE(s.poll().ok());
+  EXPECT_TRUE(s.status().ok());
+  ASSERT_GE(net.sent, 1u);
+  ASSERT_GE(net.last.size(), 24u);
+  const auto advantage = static_cast<std::int16_t>(std::to_integer<std::uint16_t>(net.last[22]) |
+                                                   std::to_integer<std::uint16_t>(net.last[23]) << 8);
+  EXPECT_EQ(advantage, -32767);
 }
 
 TEST(rollback_session, ConfirmedHistoryIsAReplayThatVerifies) {
