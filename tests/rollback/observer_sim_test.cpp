@@ -134,22 +134,10 @@ class ObserverSim final : public Sim {
     }
   }
   std::unique_ptr<Bot> make_bot(const SimConfig&, std::uint64_t seed, std::uint32_t player) const override {
-    return std::make_unique<StrikeBot>(seed * 7 + player);
+    return std::make_unique<LcgBot<OInput>>(seed * 7 + player);
   }
 
  private:
-  class StrikeBot final : public Bot {
-   public:
-    explicit StrikeBot(std::uint64_t seed) : state_(seed | 1u) {}
-    void generate(std::uint64_t, const World&, std::span<std::byte> out) noexcept override {
-      state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-      const OInput in{static_cast<std::int32_t>((state_ >> 33) % 7)};
-      std::memcpy(out.data(), &in, sizeof in);
-    }
-
-   private:
-    std::uint64_t state_;
-  };
   bool leaky_;
 };
 

@@ -67,18 +67,21 @@ inline void broken_system(World& w) {
   }, Write{});
 }
 
-class BrokenBot final : public Bot {
+// A bot whose one-int32 input is a seeded LCG draw in 0..6 (the small test sims' inputs).
+template <class Input>
+class LcgBot final : public Bot {
  public:
-  explicit BrokenBot(std::uint64_t seed) : state_(seed | 1u) {}
+  explicit LcgBot(std::uint64_t seed) : state_(seed | 1u) {}
   void generate(std::uint64_t, const World&, std::span<std::byte> out) noexcept override {
     state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-    const BrokenInput in{static_cast<std::int32_t>((state_ >> 33) % 7)};
+    const Input in{static_cast<std::int32_t>((state_ >> 33) % 7)};
     std::memcpy(out.data(), &in, sizeof in);
   }
 
  private:
   std::uint64_t state_;
 };
+using BrokenBot = LcgBot<BrokenInput>;
 
 class BrokenSim final : public Sim {
  public:

@@ -151,22 +151,8 @@ class ViewSim final : public Sim {
     }
   }
   std::unique_ptr<Bot> make_bot(const SimConfig&, std::uint64_t seed, std::uint32_t player) const override {
-    return std::make_unique<StrikeBot>(seed * 7 + player);
+    return std::make_unique<LcgBot<VInput>>(seed * 7 + player);
   }
-
- private:
-  class StrikeBot final : public Bot {
-   public:
-    explicit StrikeBot(std::uint64_t seed) : state_(seed | 1u) {}
-    void generate(std::uint64_t, const World&, std::span<std::byte> out) noexcept override {
-      state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-      const VInput in{static_cast<std::int32_t>((state_ >> 33) % 7)};
-      std::memcpy(out.data(), &in, sizeof in);
-    }
-
-   private:
-    std::uint64_t state_;
-  };
 };
 
 SimConfig two_players() {
