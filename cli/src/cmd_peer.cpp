@@ -42,6 +42,10 @@ struct PeerArgs {
   std::uint32_t max_prediction = 8;
   std::uint32_t hash_interval = 16;
   std::uint32_t session_id = 1;
+  // Wire security (docs/rollback.md, "Threat model"): a key file, else a key derived from
+  // --session-id (insecure, loudly), or --no-auth.
+  std::string key_file;
+  bool no_auth = false;
   std::uint32_t sync_roundtrips = 5;
   double sync_timeout_s = 10;
   double notify_ms = 250;
@@ -91,6 +95,17 @@ const char* state_name(rollback::PeerState s) {
     case rollback::PeerState::Disconnected: return "disconnected";
   }
   return "?";
+}
+
+// "tick 304 vs peer 0: ours 92ff…, theirs 92ff…: total equal; components: Pos": the differing
+// part is named even when the totals agree (a report can differ in a component hash only).
+std::string describe_session_desync(rollback::RollbackSession& session, const rollback::SessionEvent& e) {
+  std::string parts =
+      describe_hash_diff(session.desync_local_hash(), session.desync_remote_hash(), session.runner().world().storage());
+  const std::size_t colon = parts.find(": ");
+  if (colon != std::string::npos) parts = parts.substr(colon + 2);
+  return "tick " + std::to_string(e.tick) + " vs peer " + std::to_string(e.peer) + ": ours " + hex(e.local_total) +
+         ", theirs " + hex(e.remote_total) + ": " + parts;
 }
 
 int peer_cmd(const PeerArgs& given) {
@@ -221,6 +236,22 @@ int peer_cmd(const PeerArgs& given) {
   rollback::Transport& transport = lossy ? static_cast<rollback::Transport&>(wrapped) : udp;
 
   rollback::SessionConfig sc = rollback::SessionConfig::one_player_per_peer(peers, config.players, a.id);
+  std::string key_source = "none";
+  if (a.no_auth) {
+    if (!a.key_file.empty()) return report_error(a.json, kExitBadInput, "--no-auth and --key-file exclude each other");
+    sc.security = rollback::WireSecurity::Unauthenticated;
+    std::fprintf(stderr, "lockstep peer %u: WARNING: --no-auth: messages are not authenticated; anyone who can send "
+                 "to this port can inject inputs or expel a peer (docs/rollback.md, \"Threat model\")\n", a.id);
+  } else if (!a.key_file.empty()) {
+    std::string why;
+    if (!rollback::read_match_key_file(a.key_file, sc.match_key, why)) return report_error(a.json, kExitBadInput, why);
+    key_source = "file";
+  } else {
+    sc.match_key = rollback::insecure_test_key(a.session_id);
+    key_source = "derived-from-session-id";
+    std::fprintf(stderr, "lockstep peer %u: WARNING: no --key-file: the match key is derived from --session-id, which "
+                 "is no secret (INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")\n", a.id);
+  }
   sc.input_delay = a.input_delay;
   sc.max_prediction = a.spectator ? 0 : a.max_prediction;  // a spectator never predicts
   sc.hash_interval = a.hash_interval;
@@ -267,9 +298,10 @@ int peer_cmd(const PeerArgs& given) {
     if (session.is_local(p)) bots[p] = sim->make_bot(config, bot_seed, p);
   std::vector<std::byte> buf(sim->input_type().size);
 
-  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz%s\n", a.id, peers,
-               a.sim.c_str(), udp.local_address().c_str(), config.players, static_cast<unsigned long long>(a.ticks),
-               a.tick_hz, lossy ? " (lossy link emulation on outgoing packets)" : "");
+  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id,
+               peers, a.sim.c_str(), udp.local_address().c_str(), config.players,
+               static_cast<unsigned long long>(a.ticks), a.tick_hz, rollback::wire_security_name(sc.security),
+               lossy ? " (lossy link emulation on outgoing packets)" : "");
 
   const auto t0 = Clock::now();
   const auto period = std::chrono::nanoseconds(1000000000LL / a.tick_hz);
@@ -352,9 +384,7 @@ int peer_cmd(const PeerArgs& given) {
           std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a.id, elapsed);
           break;
         case rollback::SessionEventKind::Desync:
-          if (desyncs++ == 0)
-            first_desync = "tick " + std::to_string(e.tick) + " vs peer " + std::to_string(e.peer) + ": " + hex(e.local_total) +
-                           " != " + hex(e.remote_total);
+          if (desyncs++ == 0) first_desync = describe_session_desync(session, e);
           break;
         default: break;
       }
@@ -393,9 +423,11 @@ int peer_cmd(const PeerArgs& given) {
                       ps.frame_advantage);
         line += b;
       }
-      std::fprintf(stderr, "\r[peer %u] tick %llu confirmed %llu rollbacks/s %.0f%s   ", a.id,
-                   static_cast<unsigned long long>(session.current_tick()),
+      const rollback::SessionStats& ss = session.stats();
+      std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ",
+                   a.id, rollback::wire_security_name(sc.security), static_cast<unsigned long long>(session.current_tick()),
                    static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(rollbacks_window) / dt,
+                   static_cast<unsigned long long>(ss.dropped_auth), static_cast<unsigned long long>(ss.dropped_replay),
                    line.c_str());
       if (!stderr_is_tty()) std::fprintf(stderr, "\n");
     }
@@ -468,7 +500,12 @@ int peer_cmd(const PeerArgs& given) {
         .field("max_frame_advantage_seen", static_cast<std::int64_t>(max_adv_seen)).field("rollbacks", s.rollbacks)
         .field("max_rollback_depth", s.max_rollback_depth).field("stalls", s.stalls).field("hash_checks", s.hash_checks)
         .field("desyncs", desyncs).field("disconnects", disconnects).field("relayed_inputs", s.relayed_inputs)
-        .field("malformed", s.malformed).field("stale", s.stale).field("udp_sent", u.sent).field("udp_received", u.received)
+        .field("malformed", s.malformed).field("stale", s.stale)
+        .field("security", rollback::wire_security_name(sc.security)).field("key", key_source)
+        .field("dropped_auth", s.dropped_auth).field("dropped_replay", s.dropped_replay)
+        .field("dropped_budget", s.dropped_budget).field("unsolicited_sync", s.unsolicited_sync)
+        .field("sync_rejections_sent", s.sync_rejections_sent)
+        .field("udp_sent", u.sent).field("udp_received", u.received)
         .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
         .field("lossy_lost", wrapped.stats().lost);
     for (std::uint32_t q = 0; q < peers; ++q)
@@ -513,7 +550,11 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--input-delay", a->input_delay, "Input delay (ticks; same on every peer)")->capture_default_str()->check(CLI::Range(0u, 64u));
   app->add_option("--max-prediction", a->max_prediction, "Prediction window (ticks)")->capture_default_str()->check(CLI::Range(0u, 64u));
   app->add_option("--hash-interval", a->hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
-  app->add_option("--session-id", a->session_id, "Match id: packets of other ids are dropped")->capture_default_str();
+  app->add_option("--session-id", a->session_id, "Match id: packets of other ids are dropped (no secret: it is sent in the clear)")->capture_default_str();
+  app->add_option("--key-file", a->key_file,
+                  "The match's secret: 32 raw bytes or 64 hex digits, the same file on every peer; every message is "
+                  "authenticated with it (without it the key is derived from --session-id: INSECURE, tests only)");
+  app->add_flag("--no-auth", a->no_auth, "Send and accept unauthenticated messages (LAN, tests): anyone can forge them");
   app->add_option("--sync-roundtrips", a->sync_roundtrips, "Handshake round trips before tick 0")->capture_default_str()->check(CLI::Range(1u, 100u));
   app->add_option("--sync-timeout-s", a->sync_timeout_s, "Give up when the handshake takes longer")->capture_default_str();
   app->add_option("--notify-ms", a->notify_ms, "Silence before NetworkInterrupted")->capture_default_str();

@@ -48,6 +48,8 @@ Netsim::Netsim(const NetsimOptions& options) : options_(options) {
     sc.max_prediction = options_.max_prediction;
     sc.hash_interval = options_.hash_interval;
     sc.session_id = static_cast<std::uint32_t>(options_.network_seed);
+    sc.security = options_.security;
+    sc.match_key = insecure_test_key(sc.session_id);
     peer->session = std::make_unique<RollbackSession>(*peer->runner, sc, &network_->endpoint(i));
     if (!peer->session->status().ok()) {
       status_ = peer->session->status();

@@ -3,7 +3,7 @@
 // docs/rollback.md. Nothing here allocates after the constructor.
 #include <lockstep/rollback/session.h>
 
-#include <lockstep/rng.h>
+#include "wire_auth.h"
 
 #include <algorithm>
 #include <array>
@@ -21,11 +21,14 @@ constexpr std::uint32_t kMaxChunksPerSend = 4;
 
 // ---- Messages ---------------------------------------------------------------------------
 // All integers little-endian. Common header (40 bytes):
-//   u8 type · u8 version (2) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u8 type · u8 version (3) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
 //   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
 //   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
 //   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
-//   sender held that echo · u32 0
+//   sender held that echo · u8 flags (bit 0: authenticated) · u8 0 · u16 0
+// Common trailer (24 bytes), after the body: u64 sequence number (per sender and receiver,
+// from 1) · 16-byte MAC: keyed BLAKE2b over [receiver u8] and every byte before the MAC
+// (all zero when unauthenticated). Version 2 had no trailer and a 4-byte nonce.
 // type 1, INPUT (player's inputs for ticks [first, first + count) plus the sender's input
 // frontier of every player, which doubles as the acknowledgement of what it has received):
 //   u8 player (0xFF: acknowledgement only) · u8 0 · u16 count · u32 0 · u64 first tick ·
@@ -33,17 +36,22 @@ constexpr std::uint32_t kMaxChunksPerSend = 4;
 // type 2, HASH (the sender's confirmed state hash at `tick`):
 //   u64 tick · u64 total · u64 entities · u64 archetypes · u64 resources ·
 //   u32 component count · u32 0 · u64 component[count]
-// type 3, SYNC_REQUEST: u32 nonce · u32 round; type 4, SYNC_REPLY: u32 nonce (echoed) · u32 0;
+// type 3, SYNC_REQUEST: u64 nonce (fresh, from the OS CSPRNG) · u32 round · u32 0;
+// type 4, SYNC_REPLY: u64 nonce (echoed) · u64 0;
 // type 5, SYNC_REJECT (the sender runs the match with another incarnation of the receiver):
-//   u64 0.
+//   u64 nonce (echoed from the rejected request) · u64 0. Replies and rejections are honoured
+//   only by a synchronizing peer whose outstanding nonce they echo.
 constexpr std::uint8_t kMsgInput = 1;
 constexpr std::uint8_t kMsgHash = 2;
 constexpr std::uint8_t kMsgSyncRequest = 3;
 constexpr std::uint8_t kMsgSyncReply = 4;
 constexpr std::uint8_t kMsgSyncReject = 5;
-constexpr std::uint8_t kWireVersion = 2;
+constexpr std::uint8_t kWireVersion = 3;
 constexpr std::uint32_t kHeaderBytes = 40;
-constexpr std::uint32_t kSyncBodyBytes = 8;
+constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
+constexpr std::uint32_t kSyncBodyBytes = 16;
+constexpr std::uint8_t kFlagAuthenticated = 1;
+constexpr std::uint32_t kDefaultReceiveBudget = 256;
 constexpr std::uint32_t kNoEcho = 0xFFFFFFFFu;
 constexpr std::uint32_t kInputHeadBytes = 16;
 constexpr std::uint32_t kHashHeadBytes = 48;
@@ -179,7 +187,10 @@ struct RollbackSession::Impl {
     bool incarnation_known = false;
     std::uint32_t incarnation = 0;
     std::uint32_t sync_done = 0;
-    std::uint32_t nonce = 0;
+    std::uint64_t nonce = 0;         // our outstanding handshake nonce to that peer
+    std::uint64_t send_seq = 0;      // last sequence number we sent it
+    wire::ReplayWindow window;       // its sequence numbers (of its known incarnation)
+    std::uint32_t received = 0;      // messages from it in this poll (receive budget)
     std::uint64_t last_heard = 0;
     bool echo_valid = false;
     std::uint32_t echo = 0;  // its clock in its last message
@@ -202,7 +213,8 @@ struct RollbackSession::Impl {
   std::uint64_t now = 0, start = 0;
   std::uint32_t wait_cooldown = 0;
   std::uint64_t frames = 0;  // advance()/poll() calls
-  Rng nonce_rng;
+  bool authenticated = false;
+  std::uint32_t budget = kDefaultReceiveBudget;
 
   std::vector<StateHash> sync_expected;
   std::array<std::byte, kMaxMessageBytes> msg{};
@@ -331,7 +343,20 @@ struct RollbackSession::Impl {
       return {ErrorCode::InvalidArgument, "RollbackSession: the sync test runs without peers, every player local"};
     if (world.componentCount() > kMaxReportComponents)
       return {ErrorCode::InvalidArgument, "RollbackSession: more than 128 components do not fit a hash report"};
-    const std::uint32_t input_head = kHeaderBytes + kInputHeadBytes + 8 * players;
+    authenticated = cfg.peers > 1 && cfg.security == WireSecurity::Authenticated;
+    if (authenticated && cfg.match_key.empty())
+      return {ErrorCode::InvalidArgument,
+              "RollbackSession: no match key: set SessionConfig::match_key to the match's 32-byte secret from your "
+              "matchmaker, or opt out with security = WireSecurity::Unauthenticated (tests, LAN; see docs/rollback.md, "
+              "\"Threat model\")"};
+    if (authenticated && !wire_auth_available())
+      return {ErrorCode::InvalidArgument,
+              "RollbackSession: this build has no libsodium, so it cannot authenticate messages (rebuild with "
+              "libsodium-dev, or opt out with security = WireSecurity::Unauthenticated)"};
+    if (cfg.security != WireSecurity::Authenticated && cfg.security != WireSecurity::Unauthenticated)
+      return {ErrorCode::InvalidArgument, "RollbackSession: unknown SessionConfig::security"};
+    if (cfg.receive_budget_per_peer != 0) budget = cfg.receive_budget_per_peer;
+    const std::uint32_t input_head = kHeaderBytes + kInputHeadBytes + 8 * players + kTrailerBytes;
     if (input_head + input_size > kMaxMessageBytes)
       return {ErrorCode::InvalidArgument, "RollbackSession: the input struct does not fit a message"};
     max_chunk = std::min<std::uint32_t>((kMaxMessageBytes - input_head) / input_size, 0xFFFF);
@@ -373,9 +398,8 @@ struct RollbackSession::Impl {
     for (auto& row : acked) row.fill(delay);
     for (auto& row : seen) row.fill(delay);
     drop_tick.fill(kNoTick);
-    nonce_rng = Rng(std::uint64_t{cfg.incarnation} * 0x9E3779B97F4A7C15ull + cfg.local_peer + 1);
     if (cfg.sync_roundtrips != 0 && cfg.peers > 1 && cfg.sync_test_distance == 0) {
-      for (std::uint32_t q = 0; q < cfg.peers; ++q) link[q].nonce = static_cast<std::uint32_t>(nonce_rng.next_u64());
+      for (std::uint32_t q = 0; q < cfg.peers; ++q) link[q].nonce = wire::random_u64();
     } else {
       is_running = true;
       for (Link& l : link) l.ready = true;
@@ -570,9 +594,18 @@ struct RollbackSession::Impl {
     const Link& l = link[dest];
     put_u32(&msg[28], l.echo_valid ? l.echo : kNoEcho);
     put_u32(&msg[32], l.echo_valid ? static_cast<std::uint32_t>(std::min<std::uint64_t>(now - l.echo_at, 0xFFFFFFFEu)) : 0);
-    put_u32(&msg[36], 0);
+    put_u32(&msg[36], authenticated ? kFlagAuthenticated : 0u);
   }
+  // Appends the trailer (sequence number, MAC) to the `size` bytes built in msg and sends.
   void transmit(std::uint32_t peer, std::uint32_t size) noexcept {
+    put_u64(&msg[size], ++link[peer].send_seq);
+    size += 8;
+    if (authenticated) {
+      wire::compute_tag(cfg.match_key, peer, std::span<const std::byte>(msg.data(), size), &msg[size]);
+    } else {
+      std::memset(&msg[size], 0, wire::kTagBytes);
+    }
+    size += wire::kTagBytes;
     if (transport->send(peer, std::span<const std::byte>(msg.data(), size))) {
       ++stats.messages_sent;
       stats.bytes_sent += size;
@@ -580,10 +613,11 @@ struct RollbackSession::Impl {
       ++stats.send_failures;
     }
   }
-  void send_sync(std::uint32_t peer, std::uint8_t type, std::uint32_t nonce, std::uint32_t round) noexcept {
+  void send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round) noexcept {
     write_header(type, peer);
-    put_u32(&msg[kHeaderBytes], nonce);
-    put_u32(&msg[kHeaderBytes + 4], round);
+    put_u64(&msg[kHeaderBytes], nonce);
+    put_u32(&msg[kHeaderBytes + 8], round);
+    put_u32(&msg[kHeaderBytes + 12], 0);
     transmit(peer, kHeaderBytes + kSyncBodyBytes);
   }
   void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept {
@@ -774,16 +808,26 @@ struct RollbackSession::Impl {
     (void)fail({ErrorCode::Mismatch, "RollbackSession: another peer declared this peer disconnected; it has left the match"});
   }
 
-  void on_sync(std::uint32_t from, std::uint8_t type, const std::byte* b, std::uint32_t size) noexcept {
-    if (size != kSyncBodyBytes) {
-      ++stats.malformed;
-      return;
+  // True when a handshake reply or rejection answers the request we have outstanding to
+  // `from`: we are still synchronizing with it and it echoes that request's nonce. Anything
+  // else (late, duplicated, replayed, or forged by someone who never saw our request) is
+  // counted and ignored: a running session never aborts on an unsolicited rejection.
+  bool solicited(std::uint32_t from, std::uint64_t nonce) noexcept {
+    const Link& l = link[from];
+    if (is_running || l.ready || nonce != l.nonce) {
+      ++stats.unsolicited_sync;
+      return false;
     }
+    return true;
+  }
+
+  void on_sync(std::uint32_t from, std::uint8_t type, const std::byte* b, std::uint32_t size) noexcept {
     Link& l = link[from];
-    const std::uint32_t nonce = get_u32(b);
+    const std::uint64_t nonce = get_u64(b);
     if (type == kMsgSyncRequest) {
       send_sync(from, kMsgSyncReply, nonce, 0);
     } else if (type == kMsgSyncReply) {
+      (void)size;
       if (l.ready || nonce != l.nonce) return;  // late, duplicated or from an older round
       ++l.sync_done;
       SessionEvent e;
@@ -793,7 +837,7 @@ struct RollbackSession::Impl {
       e.total = cfg.sync_roundtrips;
       push_event(e);
       if (l.sync_done < cfg.sync_roundtrips) {
-        l.nonce = static_cast<std::uint32_t>(nonce_rng.next_u64());
+        l.nonce = wire::random_u64();
         return;
       }
       l.ready = true;
@@ -805,6 +849,7 @@ struct RollbackSession::Impl {
         push_peer_event(SessionEventKind::Running, cfg.local_peer);
       }
     } else {  // kMsgSyncReject
+      if (!solicited(from, nonce)) return;
       (void)fail({ErrorCode::Mismatch,
             "RollbackSession: a peer rejected the handshake: it already runs this match with an earlier run of this "
             "peer (a restarted process cannot rejoin)"});
@@ -861,43 +906,89 @@ struct RollbackSession::Impl {
 
   void receive() noexcept {
     if (transport == nullptr) return;
+    for (Link& l : link) l.received = 0;
     for (std::uint32_t i = 0; i < kMaxReceivePerPoll && status.ok(); ++i) {
       std::uint32_t from = 0;
       const std::uint32_t size = transport->receive(from, msg);
       if (size == 0) break;
       ++stats.messages_received;
       stats.bytes_received += size;
-      if (size < kHeaderBytes || size > kMaxMessageBytes) {
+      if (size < kHeaderBytes + kTrailerBytes || size > kMaxMessageBytes || from >= cfg.peers || from == cfg.local_peer) {
         ++stats.malformed;
+        continue;
+      }
+      Link& l = link[from];
+      // Bounded work per source and poll: past its budget a peer's messages are dropped
+      // before the MAC is computed (a flood costs a transport read each, nothing more).
+      if (++l.received > budget) {
+        ++stats.dropped_budget;
+        continue;
+      }
+      // Authenticity before anything else is read: a forged message must change nothing.
+      const std::uint32_t body_end = size - kTrailerBytes;
+      const std::uint8_t flags = std::to_integer<std::uint8_t>(msg[36]);
+      if (((flags & kFlagAuthenticated) != 0) != authenticated) {
+        ++stats.dropped_auth;  // the other mode, or a forger who did not bother
+        continue;
+      }
+      if (authenticated && !wire::verify_tag(cfg.match_key, cfg.local_peer,
+                                             std::span<const std::byte>(msg.data(), body_end + 8), &msg[body_end + 8])) {
+        ++stats.dropped_auth;
         continue;
       }
       const std::uint8_t type = std::to_integer<std::uint8_t>(msg[0]);
       const std::uint32_t sender = std::to_integer<std::uint32_t>(msg[2]);
       const std::uint32_t their_gone = get_u16(&msg[20]);
-      if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from || from >= cfg.peers ||
-          from == cfg.local_peer || std::to_integer<std::uint32_t>(msg[3]) != players ||
+      if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from ||
+          std::to_integer<std::uint32_t>(msg[3]) != players ||
           get_u32(&msg[4]) != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
-          type < kMsgInput || type > kMsgSyncReject) {
+          type < kMsgInput || type > kMsgSyncReject || (flags & ~kFlagAuthenticated) != 0 ||
+          (type >= kMsgSyncRequest && body_end - kHeaderBytes != kSyncBodyBytes)) {
         ++stats.malformed;
         continue;
       }
-      Link& l = link[from];
       const std::uint32_t incarnation = get_u32(&msg[16]);
       const bool sync_message = type >= kMsgSyncRequest;
+      const std::byte* body = msg.data() + kHeaderBytes;
+      const std::uint32_t body_size = body_end - kHeaderBytes;
       if (!l.incarnation_known) {
-        // With a handshake, a peer's incarnation is learnt from its handshake messages only.
-        if (cfg.sync_roundtrips != 0 && !sync_message) {
+        if (cfg.sync_roundtrips == 0) {
+          // No handshake (in-process networks up from the start): the first message tells.
+          l.incarnation_known = true;
+          l.incarnation = incarnation;
+          l.window.reset();
+        } else if (type == kMsgSyncReply && !l.ready && get_u64(body) == l.nonce) {
+          // Learnt from the answer to our own fresh nonce: the sender received what we sent
+          // to that peer's address, which an off-path stranger cannot.
+          l.incarnation_known = true;
+          l.incarnation = incarnation;
+          l.window.reset();
+        } else if (type == kMsgSyncRequest) {
+          send_sync(from, kMsgSyncReply, get_u64(body), 0);  // stateless echo; pins nothing
+          continue;
+        } else if (type == kMsgSyncReject) {
+          on_sync(from, type, body, body_size);  // honoured only if it echoes our nonce
+          continue;
+        } else {
           ++stats.stale;
           continue;
         }
-        l.incarnation_known = true;
-        l.incarnation = incarnation;
       } else if (incarnation != l.incarnation) {
-        ++stats.stale;  // an earlier or a restarted run of that peer
+        ++stats.stale;  // an earlier or a restarted run of that peer (or a stranger's guess)
         if (type == kMsgSyncRequest) {
-          send_sync(from, kMsgSyncReject, 0, 0);
+          // Echoes the request's nonce: only the process that sent it acts on the rejection.
+          send_sync(from, kMsgSyncReject, get_u64(body), 0);
           ++stats.sync_rejections_sent;
+        } else if (type == kMsgSyncReject) {
+          on_sync(from, type, body, body_size);
         }
+        continue;
+      }
+      // The replay window (per peer incarnation): a message seen before changes nothing.
+      // Only under the MAC: unsigned sequence numbers can be forged, and a forged high one
+      // would make every real message look old.
+      if (authenticated && !l.window.accept(get_u64(&msg[body_end]))) {
+        ++stats.dropped_replay;
         continue;
       }
       if (l.gone) {
@@ -932,14 +1023,13 @@ struct RollbackSession::Impl {
       l.their_gone |= their_gone;
       for (std::uint32_t q = 0; q < cfg.peers; ++q)
         if (((their_gone >> q) & 1u) != 0) declare_gone(q);
-      const std::byte* body = msg.data() + kHeaderBytes;
       if (type == kMsgInput) {
-        on_input(from, body, size - kHeaderBytes);
+        on_input(from, body, body_size);
         if (gone_mask != 0) check_agreement();
       } else if (type == kMsgHash) {
-        on_hash(from, body, size - kHeaderBytes);
+        on_hash(from, body, body_size);
       } else {
-        on_sync(from, type, body, size - kHeaderBytes);
+        on_sync(from, type, body, body_size);
       }
     }
   }
@@ -953,7 +1043,11 @@ struct RollbackSession::Impl {
     }
     if (!is_running) {
       if (cfg.sync_timeout_us != 0 && now - start > cfg.sync_timeout_us)
-        (void)fail({ErrorCode::IoError, "RollbackSession: the handshake did not complete within the sync timeout"});
+        (void)fail(stats.dropped_auth != 0
+                       ? Status{ErrorCode::IoError,
+                                "RollbackSession: the handshake did not complete within the sync timeout; messages were "
+                                "dropped as unauthentic (does every peer use the same match key and security mode?)"}
+                       : Status{ErrorCode::IoError, "RollbackSession: the handshake did not complete within the sync timeout"});
       return;
     }
     for (std::uint32_t q = 0; q < cfg.peers; ++q) {

@@ -203,6 +203,12 @@ bool Socket::open(const Address& bind_to, std::string& error) {
     int on = 1;
     setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, reinterpret_cast<const char*>(&on), sizeof on);
   }
+  {
+    // A larger receive buffer absorbs bursts (a catch-up, a flood being drained) instead of
+    // dropping the real peers' datagrams behind them; best effort (the OS may cap it).
+    int bytes = 4 << 20;
+    setsockopt(s, SOL_SOCKET, SO_RCVBUF, reinterpret_cast<const char*>(&bytes), sizeof bytes);
+  }
   if (!set_nonblocking(s)) {
     error = "cannot make the socket non-blocking: " + last_error();
     close_native(s);

@@ -87,8 +87,11 @@ bool UdpTransport::send(std::uint32_t peer, std::span<const std::byte> message) 
 
 std::uint32_t UdpTransport::receive(std::uint32_t& from, std::span<std::byte, kMaxMessageBytes> out) noexcept {
   Impl& m = *impl_;
-  // Bounded: a flood of junk cannot keep the caller here forever.
-  for (int i = 0; i < 256; ++i) {
+  // Bounded: a flood of junk cannot keep the caller here forever. Generous, though: a return
+  // of 0 ends the session's receive loop for this poll, so a cap below the flood's rate per
+  // frame would leave the real peers' datagrams queued behind the junk (each drop costs one
+  // recvfrom, about a microsecond: at most ~4 ms of junk per call).
+  for (int i = 0; i < 4096; ++i) {
     net::Address source;
     bool truncated = false;
     const std::uint32_t n = m.socket.receive_from(source, m.in, truncated);

@@ -3,7 +3,12 @@
 //   * decode_packet never reads outside the bytes; what it accepts re-encodes to the very
 //     same bytes (the frame is canonical) and carries 1..kMaxMessageBytes bytes;
 //   * a session fed the bytes as a message from a peer neither crashes nor allocates, counts
-//     the message, and ends up either healthy or with one of its documented errors.
+//     the message, and ends up either healthy or with one of its documented errors;
+//   * the authenticated frame (wire version 3): one input in three is signed here with the
+//     documented construction (BLAKE2b-128 keyed with the match key, personalization
+//     "lockstep-msg-v3", over [receiver u8] || the message up to its MAC), written apart from
+//     the session's code: the fuzzer explores the parser behind the MAC, and a message signed
+//     this way is never dropped as unauthentic; one in three is unsigned and must never be parsed.
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/rollback/packet.h>
@@ -15,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+
+#include <sodium.h>
 
 namespace {
 
@@ -57,20 +64,46 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (n != size || std::memcmp(again.data(), data, size) != 0) __builtin_trap();
   }
   // The session's parser: the bytes as one message from peer 1 of a 2-peer duel session.
+  // Variant by the last byte: unauthenticated; authenticated and signed here; authenticated
+  // and unsigned (must be dropped at the MAC).
   replay::SimConfig config;
   config.players = 2;
   replay::Runner runner(fixtures::duel_sim(), config);
   OneMessage net;
-  net.message = bytes.first(std::min<std::size_t>(size, kMaxMessageBytes));
+  const std::size_t n = std::min<std::size_t>(size, kMaxMessageBytes);
+  std::array<std::byte, kMaxMessageBytes> signed_copy{};
+  if (n != 0) std::memcpy(signed_copy.data(), data, n);
+  const int mode = size > 0 ? data[size - 1] % 3 : 0;
+  const MatchKey key = insecure_test_key(0);
+  constexpr std::size_t kTag = 16;
+  if (mode == 1 && n >= 40 + 24) {
+    static const bool ready = sodium_init() >= 0;
+    if (!ready) __builtin_trap();
+    static const unsigned char personal[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'm', 's', 'g', '-', 'v', '3', 0};
+    crypto_generichash_blake2b_state st;
+    crypto_generichash_blake2b_init_salt_personal(&st, key.bytes.data(), key.bytes.size(), kTag, nullptr, personal);
+    const unsigned char receiver = 0;
+    crypto_generichash_blake2b_update(&st, &receiver, 1);
+    crypto_generichash_blake2b_update(&st, reinterpret_cast<const unsigned char*>(signed_copy.data()), n - kTag);
+    crypto_generichash_blake2b_final(&st, reinterpret_cast<unsigned char*>(signed_copy.data() + n - kTag), kTag);
+  }
+  net.message = std::span<const std::byte>(signed_copy.data(), n);
   SessionConfig sc = SessionConfig::one_player_per_peer(2, 2, 0);
   sc.input_delay = 2;
   sc.max_prediction = 8;
   sc.hash_interval = 4;
   sc.sync_roundtrips = size > 0 && (data[0] & 1) != 0 ? 2 : 0;
+  sc.security = mode == 0 ? WireSecurity::Unauthenticated : WireSecurity::Authenticated;
+  sc.match_key = key;
   RollbackSession s(runner, sc, &net);
   if (!s.status().ok()) __builtin_trap();
   const Status st = s.poll();
   if (!net.message.empty() && s.stats().messages_received != 1) __builtin_trap();
+  // Signed with the right key and claiming the authenticated mode (byte 36, bit 0): never
+  // refused as unauthentic. Unsigned: always refused before the parser.
+  const bool claims_auth = n > 36 && (std::to_integer<std::uint8_t>(signed_copy[36]) & 1u) != 0;
+  if (mode == 1 && n >= 40 + 24 && claims_auth && s.stats().dropped_auth != 0) __builtin_trap();
+  if (mode == 2 && n >= 40 + 24 && s.stats().malformed + s.stats().dropped_auth == 0) __builtin_trap();
   if (!st.ok() && st.code() != ErrorCode::Mismatch) __builtin_trap();  // expelled / rejected only
   std::array<std::byte, 2> pad{};
   if (s.status().ok() && s.wants_local_input(0) && !s.add_local_input(0, pad).ok()) __builtin_trap();

@@ -18,3 +18,19 @@ foreach(case usage duel2 skirmish4 kill restart desync_bundle)
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh ${case} $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
   set_tests_properties(rollback_udp.${case} PROPERTIES LABELS rollback_udp TIMEOUT 120)
 endforeach()
+
+# The hostile-network suite (tests/rollback/hostile_match.sh), label "rollback_hostile": the
+# peers talk through hostile_proxy, an attacker in the path. Real time; 10 runs per handshake
+# and forgery case (3 in Debug and sanitizer builds).
+add_executable(hostile_proxy ${CMAKE_CURRENT_LIST_DIR}/hostile_proxy_tool.cpp)
+target_link_libraries(hostile_proxy PRIVATE lockstep::rollback)
+set(_hostile_runs 10)
+if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
+  set(_hostile_runs 3)
+endif()
+foreach(case offpath_sync replay_handshake forge resend flood key_file)
+  add_test(NAME rollback_hostile.${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_match.sh ${case} $<TARGET_FILE:lockstep>
+                   $<TARGET_FILE:hostile_proxy> ${_rb_work} ${_hostile_runs})
+  set_tests_properties(rollback_hostile.${case} PROPERTIES LABELS rollback_hostile TIMEOUT 240)
+endforeach()

@@ -50,6 +50,7 @@ struct Match {
       sc.hash_interval = 8;
       sc.session_id = 5;
       sc.incarnation = 1000 + i;
+      sc.match_key = insecure_test_key(5);
       tweak(sc, i);
       p.session = std::make_unique<RollbackSession>(*p.runner, sc, &net->endpoint(i));
       p.log = std::make_unique<ReplayLogSink>(*p.runner);
@@ -277,6 +278,7 @@ TEST(rollback_lifecycle, RestartedPeerIsRejectedNotSilentlyResynced) {
   sc.session_id = 5;
   sc.sync_roundtrips = 2;
   sc.incarnation = 4242;
+  sc.match_key = insecure_test_key(5);
   p.session = std::make_unique<RollbackSession>(*p.runner, sc, &m.net->endpoint(1));
   p.bots[1] = fixtures::duel_sim().make_bot(duel_config(), 9, 1);
   for (int f = 0; f < 30 && p.session->status().ok(); ++f, m.now += kFrameUs) m.step_all(1000);

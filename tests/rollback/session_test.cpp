@@ -34,6 +34,7 @@ struct Pair {
   }
   static SessionConfig make_cfg(std::uint32_t peer, std::uint32_t delay, std::uint32_t window) {
     SessionConfig c = SessionConfig::one_player_per_peer(2, 2, peer);
+    c.match_key = insecure_test_key(1);
     c.input_delay = delay;
     c.max_prediction = window;
     c.hash_interval = 8;
@@ -100,6 +101,7 @@ TEST(rollback_session, InputDelayAppliesLocalInputLater) {
 TEST(rollback_session, LocalInputErrors) {
   Runner runner(fixtures::duel_sim(), duel_config());
   SessionConfig cfg = SessionConfig::one_player_per_peer(2, 2, 0);
+  cfg.match_key = insecure_test_key(1);
   SimNetwork net({});
   RollbackSession s(runner, cfg, &net.endpoint(0));
   ASSERT_TRUE(s.status().ok());
@@ -113,19 +115,42 @@ TEST(rollback_session, LocalInputErrors) {
 TEST(rollback_session, RejectsBadConfigs) {
   Runner runner(fixtures::duel_sim(), duel_config());
   SessionConfig c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.match_key = insecure_test_key(1);
   EXPECT_FALSE(RollbackSession(runner, c, nullptr).status().ok());  // peers need a transport
   c.max_prediction = 65;
   SimNetwork net({});
   EXPECT_FALSE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());
   c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.match_key = insecure_test_key(1);
   c.owner[1] = 5;
   EXPECT_FALSE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());
   c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.match_key = insecure_test_key(1);
   c.sync_test_distance = 2;  // sync test needs every player local
   EXPECT_FALSE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());
   c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.match_key = insecure_test_key(1);
   c.input_ring = 4;
   EXPECT_FALSE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());
+  c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.match_key = insecure_test_key(1);
+  EXPECT_TRUE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());  // the valid base of the cases above
+}
+
+// 0.3 authenticates by default: a game that configured a multi-peer session without a key
+// (correct against 0.2) gets a clear error at construction, never a silent unauthenticated match.
+TEST(rollback_session, APeerSessionWithoutAKeyIsRefusedWithAClearError) {
+  Runner runner(fixtures::duel_sim(), duel_config());
+  SimNetwork net({});
+  SessionConfig c = SessionConfig::one_player_per_peer(2, 2, 0);
+  const RollbackSession refused(runner, c, &net.endpoint(0));
+  EXPECT_EQ(refused.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(std::string(refused.status().message()).find("no match key: set SessionConfig::match_key"), std::string::npos)
+      << refused.status().message();
+  c.security = WireSecurity::Unauthenticated;  // the explicit opt-out
+  EXPECT_TRUE(RollbackSession(runner, c, &net.endpoint(0)).status().ok());
+  // A session without peers (sync test, single player) needs no key.
+  EXPECT_TRUE(RollbackSession(runner, SessionConfig::local_only(2), nullptr).status().ok());
 }
 
 TEST(rollback_session, LockstepModeWaitsAndNeverSaves) {
@@ -194,7 +219,9 @@ class Injector final : public Transport {
 TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
   Runner runner(fixtures::duel_sim(), duel_config());
   Injector net;
-  RollbackSession s(runner, SessionConfig::one_player_per_peer(2, 2, 0), &net);
+  SessionConfig c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.security = WireSecurity::Unauthenticated;  // the bytes below reach the parser unsigned
+  RollbackSession s(runner, c, &net);
   ASSERT_TRUE(s.status().ok());
   std::uint64_t x = 12345;
   std::uint64_t n = 0;
@@ -206,14 +233,18 @@ TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
       b = static_cast<std::byte>(x >> 56);
     }
     // Half of them with a plausible header, to reach the body checks.
-    // (version 2, sender 1, 2 players, session 0, nobody declared disconnected).
-    if (i % 2 == 0 && m.size() >= 40) {
+    // (version 3, sender 1, 2 players, session 0, nobody declared disconnected, unauthenticated,
+    // a fresh sequence number).
+    if (i % 2 == 0 && m.size() >= 64) {
       m[0] = std::byte{static_cast<std::uint8_t>(1 + i % 5)};
-      m[1] = std::byte{2};
+      m[1] = std::byte{3};
       m[2] = std::byte{1};
       m[3] = std::byte{2};
       for (int k = 4; k < 8; ++k) m[k] = std::byte{0};
       m[20] = m[21] = std::byte{0};
+      for (int k = 36; k < 40; ++k) m[k] = std::byte{0};
+      const std::size_t seq = m.size() - 24;
+      for (int k = 0; k < 8; ++k) m[seq + k] = std::byte{static_cast<std::uint8_t>(k == 0 ? i % 251 + 1 : 0)};
     }
     net.inbox.push_back(std::move(m));
     ++n;
@@ -231,11 +262,14 @@ TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
 TEST(rollback_session, AHugeRemoteTickSaturatesTheFrameAdvantage) {
   Runner runner(fixtures::duel_sim(), duel_config());
   Injector net;
-  RollbackSession s(runner, SessionConfig::one_player_per_peer(2, 2, 0), &net);
+  SessionConfig c = SessionConfig::one_player_per_peer(2, 2, 0);
+  c.security = WireSecurity::Unauthenticated;  // a hand-made, unsigned message
+  RollbackSession s(runner, c, &net);
   ASSERT_TRUE(s.status().ok());
-  std::vector<std::byte> m(48, std::byte{0});
+  std::vector<std::byte> m(40 + 16 + 24, std::byte{0});
   m[0] = std::byte{3};  // SYNC_REQUEST
-  m[1] = std::byte{2};  // wire version
+  m[1] = std::byte{3};  // wire version
+  m[56] = std::byte{1};  // sequence number 1
   m[2] = std::byte{1};  // sender
   m[3] = std::byte{2};  // players
   m[15] = std::byte{0x80};  // tick = 2^63

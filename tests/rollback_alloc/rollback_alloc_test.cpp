@@ -48,6 +48,7 @@ struct Match {
     for (std::uint32_t i = 0; i < peers; ++i) {
       runners.push_back(std::make_unique<Runner>(sim, config));
       SessionConfig sc = SessionConfig::one_player_per_peer(peers, config.players, i);
+      sc.match_key = insecure_test_key(3);
       sc.input_delay = 1;
       sc.max_prediction = 8;
       sc.hash_interval = 4;

@@ -58,6 +58,7 @@ TEST(rollback_alloc, UdpMatchAllocatesNothingPerTickOrPacket) {
     sc.session_id = 9;
     sc.sync_roundtrips = 3;
     sc.incarnation = 100 + i;
+    sc.match_key = insecure_test_key(9);  // zero allocations per packet with the MAC computed and checked
     sc.disconnect_notify_start_us = 2000000;
     sc.disconnect_timeout_us = 5000000;
     sc.max_frame_advantage = 2;

@@ -44,6 +44,10 @@ struct NetsimOptions {
   std::uint32_t hash_interval = 16;
   std::uint32_t tick_hz = 60;
   std::uint64_t max_frames = 0;  // give up after this many frames; 0: 40 × ticks + 3600
+  // The peers authenticate their messages (a key derived from network_seed: the network is
+  // in-process, so the key protects nothing here, but the code path is the one a game runs)
+  // wherever the build has libsodium; Unauthenticated measures the difference.
+  WireSecurity security = wire_auth_available() ? WireSecurity::Authenticated : WireSecurity::Unauthenticated;
 };
 
 struct NetsimPeerReport {

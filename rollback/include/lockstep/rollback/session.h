@@ -41,6 +41,7 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
+#include <lockstep/rollback/match_key.h>
 #include <lockstep/rollback/transport.h>
 #include <lockstep/snapshot.h>
 #include <lockstep/status.h>
@@ -72,18 +73,32 @@ struct SessionConfig {
   std::uint32_t kept_checkpoints = 8;  // confirmed-tick snapshots kept for desync diffs
   std::uint32_t report_repeats = 3;  // each hash report is sent this many frames in a row
   std::uint32_t input_ring = 0;      // ticks of inputs kept; 0 = 2·window + 4·delay + 96
-  std::uint32_t session_id = 0;      // tags every message; messages of other sessions are dropped
+  // Tags every message; messages of other sessions are dropped. NOT a secret: it travels in the
+  // clear (integrity comes from match_key; docs/rollback.md, "Threat model").
+  std::uint32_t session_id = 0;
   // Sync-test mode (no transport, every player local): after every tick, roll back this many
   // ticks, resimulate and compare the hashes with the first simulation (Desync on mismatch).
   std::uint32_t sync_test_distance = 0;
+
+  // ---- wire security (rollback/match_key.h; docs/rollback.md, "Threat model") ----
+  // A session with peers authenticates every message with match_key (MAC + replay window) and
+  // refuses to start without a key, unless the game opts out with Unauthenticated.
+  WireSecurity security = WireSecurity::Authenticated;
+  MatchKey match_key{};  // the per-match secret from the game's matchmaker (all zero: none)
+  // Messages from one peer processed per advance()/poll() (0: 256); the rest are dropped
+  // unread and counted (dropped_budget), so a flood from one address cannot starve the others.
+  std::uint32_t receive_budget_per_peer = 0;
 
   // ---- life cycle (docs/rollback.md, "Life cycle"); times are those passed to set_time() ----
   // Handshake round trips with every peer before tick 0 (GGPO uses 5). 0: none, the session
   // runs at once (in-process networks that are up from the start).
   std::uint32_t sync_roundtrips = 0;
-  // This process's random id for the match. Peers learn it in the handshake; a message with
-  // another one (a restarted process) is dropped and answered with a rejection, so a restart
-  // is a clear error on the restarted side, never a silent desync. 0 is allowed but weak.
+  // This process's random id for the match. Peers learn it in the handshake, from the reply to
+  // a request whose random nonce round-tripped (never from a datagram that merely claims it); a
+  // message with another one (a restarted process) is dropped, and its handshake request is
+  // answered with a rejection that echoes the request's nonce, so a restart is a clear error on
+  // the restarted side, never a silent desync — and a stranger cannot cause that error for a
+  // peer that did not ask. 0 is allowed but weak.
   std::uint32_t incarnation = 0;
   std::uint64_t sync_timeout_us = 0;             // handshake not done by then: status error (0: never)
   std::uint64_t disconnect_notify_start_us = 0;  // silence before NetworkInterrupted (0: never)
@@ -163,6 +178,11 @@ struct SessionStats {
   std::uint64_t sync_rejections_sent = 0;
   std::uint64_t relayed_inputs = 0;     // a disconnected peer's inputs forwarded to the others
   std::uint64_t wait_recommendations = 0;
+  // Wire security (docs/rollback.md, "Threat model"): messages dropped before they were read.
+  std::uint64_t dropped_auth = 0;    // missing or wrong MAC, or the other security mode
+  std::uint64_t dropped_replay = 0;  // a valid message seen before (or older than the window)
+  std::uint64_t dropped_budget = 0;  // over the per-peer receive budget of one poll
+  std::uint64_t unsolicited_sync = 0;  // handshake replies/rejections answering no request of ours
 };
 
 enum class PeerState : std::uint8_t { Local = 0, Synchronizing = 1, Running = 2, Interrupted = 3, Disconnected = 4 };

@@ -1,0 +1,39 @@
+#pragma once
+// Message authentication of the session wire (rollback/match_key.h): keyed BLAKE2b-128 from
+// libsodium, plus the replay window. Private to the rollback module.
+#include <lockstep/rollback/match_key.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace lockstep::rollback::wire {
+
+inline constexpr std::uint32_t kTagBytes = 16;
+
+// tag = BLAKE2b-128(key, personal "lockstep-msg-v3", [receiver u8] || bytes). Binding the
+// receiver stops an on-path attacker from redirecting a message meant for another peer.
+void compute_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std::byte> bytes,
+                 std::byte tag[kTagBytes]) noexcept;
+// Constant-time comparison of the recomputed tag with the received one.
+bool verify_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std::byte> bytes,
+                const std::byte tag[kTagBytes]) noexcept;
+
+// 64 bits from the OS CSPRNG (handshake nonces: an off-path attacker must not predict them).
+std::uint64_t random_u64() noexcept;
+
+// Sliding window of the last 256 sequence numbers seen from one sender (RFC 6479 style,
+// as IPsec and WireGuard do): accepts each number once, rejects numbers older than the window.
+class ReplayWindow {
+ public:
+  static constexpr std::uint64_t kSize = 256;
+  void reset() noexcept;
+  // True (and records it) when `seq` was not seen and is not older than the window.
+  bool accept(std::uint64_t seq) noexcept;
+
+ private:
+  std::uint64_t highest_ = 0;  // 0: nothing seen yet (sequence numbers start at 1)
+  std::uint64_t bits_[kSize / 64] = {};
+};
+
+}  // namespace lockstep::rollback::wire

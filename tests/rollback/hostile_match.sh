@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The hostile-network suite (docs/rollback.md, "Threat model"): two `lockstep peer` processes
+# on 127.0.0.1 talk only through hostile_proxy (tests/rollback/hostile_proxy_tool.cpp), which
+# forwards their traffic and attacks peer 0 as if it were peer 1. Every run must end with both
+# honest peers finishing the match (exit 0, nobody expelled), byte-identical replays that
+# verify offline, and the attack counted by reason in peer 0's --json result.
+# usage: hostile_match.sh CASE LOCKSTEP PROXY WORKDIR [RUNS]
+set -u
+case_name=$1
+bin=$2
+proxy=$3
+work=$4/hostile_$case_name
+runs=${5:-10}
+rm -rf "$work"
+mkdir -p "$work"
+
+fail() { echo "FAIL ($case_name, run ${run:-?}): $*"; for f in "$work"/*.err "$work"/*.json "$work"/proxy.out; do [[ -f $f ]] && { echo "--- $f"; tail -5 "$f"; }; done; exit 1; }
+jget() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
+
+# match ATTACK AUTH_ARGS... : one match through the proxy; results in $work/p{0,1}.{json,err,replay}
+match() {
+  local attack=$1
+  shift
+  rm -f "$work"/p?.* "$work/ports" "$work/proxy.out"
+  local extra=()
+  [[ $attack == replay-handshake ]] && extra=(--replay "$work/earlier.sync")
+  [[ $attack == capture ]] && { attack=none; extra=(--capture "$work/earlier.sync"); }
+  timeout -s KILL 60 "$proxy" --peers 2 --session 77 --ports-file "$work/ports" --attack "$attack" "${extra[@]}" \
+    --seconds 50 >"$work/proxy.out" 2>&1 &
+  local proxy_pid=$!
+  for _ in $(seq 1 200); do [[ -f $work/ports ]] && break; sleep 0.01; done
+  [[ -f $work/ports ]] || fail "the proxy did not start"
+  local ports
+  ports=$(cat "$work/ports")
+  local common=(--sim duel --players 2 --ticks 240 --tick-hz 240 --input-delay 3 --max-prediction 16 --hash-interval 8
+                --session-id 77 --peers "$ports" --bind 127.0.0.1:0 --json --max-seconds 30 --disconnect-ms 1500 "$@")
+  timeout -s KILL 40 "$bin" peer --id 0 "${common[@]}" --record "$work/p0.replay" >"$work/p0.json" 2>"$work/p0.err" &
+  local p0=$!
+  sleep 0.3  # peer 0 alone first: the off-path attacks reach it before peer 1 exists
+  timeout -s KILL 40 "$bin" peer --id 1 "${common[@]}" --record "$work/p1.replay" >"$work/p1.json" 2>"$work/p1.err" &
+  local p1=$!
+  wait $p0; local rc0=$?
+  wait $p1; local rc1=$?
+  kill -TERM $proxy_pid 2>/dev/null
+  wait $proxy_pid 2>/dev/null
+  [[ $rc0 -eq 0 ]] || fail "peer 0 exited $rc0: $(tail -2 "$work/p0.err")"
+  [[ $rc1 -eq 0 ]] || fail "peer 1 exited $rc1: $(tail -2 "$work/p1.err")"
+  for i in 0 1; do
+    [[ $(jget "$work/p$i.json" confirmed_tick) == 240 ]] || fail "peer $i did not confirm the match"
+    [[ $(jget "$work/p$i.json" disconnects) == 0 ]] || fail "peer $i saw a disconnect"
+    [[ $(jget "$work/p$i.json" desyncs) == 0 ]] || fail "peer $i desynced"
+  done
+  cmp -s "$work/p0.replay" "$work/p1.replay" || fail "the replays differ"
+  "$bin" verify "$work/p0.replay" >"$work/verify.out" 2>&1 || fail "verify: $(cat "$work/verify.out")"
+  grep -q "^injected [1-9]" "$work/proxy.out" || [[ $attack == none ]] || fail "the proxy injected nothing: $(cat "$work/proxy.out")"
+}
+
+case $case_name in
+  offpath_sync)
+    # The issue's repro, without authentication (the 0.2 wire): spoofed SYNC_REQUESTs with
+    # invented incarnations before peer 1 starts and during the match, plus unsolicited
+    # SYNC_REJECTs. Before the handshake fix they pinned a fake incarnation or made peer 0
+    # reject peer 1 for real.
+    for run in $(seq 1 "$runs"); do
+      match offpath-sync --no-auth
+      (( $(jget "$work/p0.json" stale) > 0 )) || fail "peer 0 never saw the spoofed requests"
+      (( $(jget "$work/p0.json" unsolicited_sync) > 0 )) || fail "peer 0 counted no unsolicited rejection"
+    done
+    # Authenticated, the same datagrams never get past the MAC.
+    run=auth
+    match offpath-sync
+    (( $(jget "$work/p0.json" dropped_auth) > 0 )) || fail "no dropped_auth with authentication on"
+    [[ $(jget "$work/p0.json" stale) == 0 ]] || fail "an unauthenticated message reached the handshake"
+    ;;
+  replay_handshake)
+    # SYNC_REQUESTs captured in an earlier match on the same ports, replayed into new ones.
+    run=capture
+    match capture --no-auth
+    [[ -s $work/earlier.sync ]] || fail "nothing captured"
+    for run in $(seq 1 "$runs"); do match replay-handshake --no-auth; done
+    ;;
+  forge)
+    # On-path forgeries without the key: SYNC_REJECT, disconnect masks naming peer 0, altered
+    # INPUT and HASH reports. Authenticated (the default): all dropped as dropped_auth.
+    for run in $(seq 1 "$runs"); do
+      match forge
+      (( $(jget "$work/p0.json" dropped_auth) > 10 )) || fail "too few dropped_auth"
+      [[ $(jget "$work/p0.json" malformed) == 0 ]] || fail "forged bytes reached the parser"
+      [[ $(jget "$work/p0.json" security) == authenticated ]] || fail "not authenticated"
+    done
+    ;;
+  resend)
+    run=1
+    match resend
+    (( $(jget "$work/p0.json" dropped_replay) > 10 )) || fail "too few dropped_replay"
+    [[ $(jget "$work/p0.json" dropped_auth) == 0 ]] || fail "valid copies counted as forgeries"
+    ;;
+  flood)
+    run=1
+    match flood
+    (( $(jget "$work/p0.json" dropped_auth) + $(jget "$work/p0.json" dropped_budget) + $(jget "$work/p0.json" udp_dropped) > 1000 )) ||
+      fail "the flood was not counted"
+    ;;
+  key_file)
+    # --key-file on both peers (a real key); a mismatched key is a handshake that never completes.
+    run=1
+    head -c 32 /dev/urandom > "$work/match.key"
+    match none --key-file "$work/match.key"
+    [[ $(jget "$work/p0.json" key) == file ]] || fail "the key file was not used"
+    # Different keys: nothing gets through; both sides time out naming the likely cause.
+    head -c 32 /dev/urandom > "$work/other.key"
+    ports=127.0.0.1:$((20000 + RANDOM % 20000)),127.0.0.1:$((20000 + RANDOM % 20000))
+    for i in 0 1; do
+      key=$work/match.key; [[ $i == 1 ]] && key=$work/other.key
+      timeout -s KILL 30 "$bin" peer --id $i --sim duel --players 2 --ticks 60 --peers "$ports" --key-file "$key" \
+        --sync-timeout-s 2 >"$work/mismatch$i.out" 2>&1 &
+    done
+    wait
+    grep -q "dropped as unauthentic (does every peer use the same match key" "$work/mismatch0.out" ||
+      fail "no clear message for mismatched keys: $(cat "$work/mismatch0.out")"
+    "$bin" peer --id 0 --sim duel --players 2 --ticks 60 --peers 127.0.0.1:1,127.0.0.1:2 --key-file "$work/short.key" \
+      >"$work/nokey.out" 2>&1; rc=$?
+    [[ $rc -eq 2 ]] || fail "a missing key file exited $rc"
+    grep -q "short.key: cannot open" "$work/nokey.out" || fail "no clear message: $(cat "$work/nokey.out")"
+    ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
+echo "ok: $case_name"
