@@ -97,7 +97,7 @@ const char* state_name(rollback::PeerState s) {
   return "?";
 }
 
-// "tick 304 vs peer 0: ours 92ff…, theirs 92ff…: total equal; components: Pos": the differing
+// "tick 304 vs peer 0: ours 92ff… theirs 92ff…: total equal; components: Pos": the differing
 // part is named even when the totals agree (a report can differ in a component hash only).
 std::string describe_session_desync(rollback::RollbackSession& session, const rollback::SessionEvent& e) {
   std::string parts =
@@ -105,7 +105,7 @@ std::string describe_session_desync(rollback::RollbackSession& session, const ro
   const std::size_t colon = parts.find(": ");
   if (colon != std::string::npos) parts = parts.substr(colon + 2);
   return "tick " + std::to_string(e.tick) + " vs peer " + std::to_string(e.peer) + ": ours " + hex(e.local_total) +
-         ", theirs " + hex(e.remote_total) + ": " + parts;
+         " theirs " + hex(e.remote_total) + ": " + parts;
 }
 
 int peer_cmd(const PeerArgs& given) {

@@ -5,6 +5,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include <cstdio>
 #include <cstring>
 #include <random>

@@ -28,7 +28,7 @@ set(_hostile_runs 10)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
   set(_hostile_runs 3)
 endif()
-foreach(case offpath_sync replay_handshake forge resend flood key_file)
+foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood key_file)
   add_test(NAME rollback_hostile.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_match.sh ${case} $<TARGET_FILE:lockstep>
                    $<TARGET_FILE:hostile_proxy> ${_rb_work} ${_hostile_runs})

@@ -43,6 +43,11 @@ match() {
   wait $p1; local rc1=$?
   kill -TERM $proxy_pid 2>/dev/null
   wait $proxy_pid 2>/dev/null
+  if [[ ${expect_desync:-0} == 1 ]]; then
+    [[ $rc0 -eq 1 ]] || fail "peer 0 exited $rc0, expected 1 (desync): $(tail -2 "$work/p0.err")"
+    [[ $rc1 -eq 0 ]] || fail "peer 1 exited $rc1: $(tail -2 "$work/p1.err")"
+    return
+  fi
   [[ $rc0 -eq 0 ]] || fail "peer 0 exited $rc0: $(tail -2 "$work/p0.err")"
   [[ $rc1 -eq 0 ]] || fail "peer 1 exited $rc1: $(tail -2 "$work/p1.err")"
   for i in 0 1; do
@@ -100,6 +105,17 @@ case $case_name in
     match flood
     (( $(jget "$work/p0.json" dropped_auth) + $(jget "$work/p0.json" dropped_budget) + $(jget "$work/p0.json" udp_dropped) > 1000 )) ||
       fail "the flood was not counted"
+    ;;
+  forged_hash_noauth)
+    # Without authentication a forged HASH report that differs in one component hash only is
+    # believed: the report must name the component, not print "X != X".
+    run=1
+    expect_desync=1
+    match forge-hash --no-auth
+    err=$(jget "$work/p0.json" error)
+    [[ $err =~ ^DESYNC:\ tick\ [0-9]+\ vs\ peer\ 1:\ ours\ ([0-9a-f]{16})\ theirs\ ([0-9a-f]{16}):\ total\ equal\;\ components:\ [A-Za-z]+ ]] ||
+      fail "desync message: $err"
+    [[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] || fail "the totals should be equal: $err"
     ;;
   key_file)
     # --key-file on both peers (a real key); a mismatched key is a handshake that never completes.

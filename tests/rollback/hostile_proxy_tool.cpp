@@ -22,6 +22,8 @@
 //   forge             on-path, copied from peer 1's real traffic without the key: SYNC_REJECTs,
 //                     disconnect masks naming peer 0, INPUTs with a flipped input byte, HASH
 //                     reports with one component hash changed; every 20 ms
+//   forge-hash        on-path: peer 1's HASH reports altered in flight, one component hash
+//                     changed (the total unchanged)
 //   resend            on-path: exact copies of peer 1's earlier valid frames, every 10 ms
 //   flood             20,000 datagrams (junk and copies) in bursts over 1 s, from peer 1's
 //                     address, plus junk from an unknown address
@@ -196,6 +198,14 @@ int main(int argc, char** argv) {
           Bytes m(d.message.begin(), d.message.end());
           if (std::to_integer<std::uint8_t>(m[0]) == 3 && captured.size() < 7) captured.push_back(m);
           if (history.size() < 20000) history.push_back(std::move(m));
+        }
+        if (a.attack == "forge-hash" && i == 1 && j == 0 && known[0] &&
+            std::to_integer<std::uint8_t>(d.message[0]) == 2 && d.message.size() >= 40 + 48 + 8 + 24) {
+          // Altered in flight, so it arrives before (instead of) the real report of its tick.
+          Bytes m(d.message.begin(), d.message.end());
+          m[40 + 48] ^= std::byte{1};  // component 0's hash; the total stays
+          inject(m);
+          continue;
         }
         if (known[j])
           ::sendto(fd[i], buf.data(), static_cast<std::size_t>(n), 0, reinterpret_cast<const sockaddr*>(&real[j]),

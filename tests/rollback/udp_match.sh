@@ -137,12 +137,14 @@ case $case_name in
       [[ -n $t && $b == "$work/b/desync-peer$i-tick$t.lsbundle" ]] || fail "peer $i: bundle $b for desync tick '$t'"
       "$bin" diff "$b" >"$work/diff$i.out" 2>&1
       [[ $? -eq 1 ]] || fail "diff of peer $i's bundle did not report a difference"
-      o=$((1 - i)) mine=$(jget "$work/p$i.json" error | sed -n 's/.*: \([0-9a-f]*\) != \([0-9a-f]*\)$/\1 \2/p')
+      o=$((1 - i)) mine=$(jget "$work/p$i.json" error | sed -n 's/.*: ours \([0-9a-f]*\) theirs \([0-9a-f]*\): .*/\1 \2/p')
       set -- $mine
       grep -qx "side peer $i: total $1, state kept" "$work/diff$i.out" || fail "diff $i: local side $1"
       grep -qx "side peer $o: total $2, state kept" "$work/diff$i.out" || fail "diff $i: remote side $2 (state fetched)"
       grep -qx "tick $t | tick $t" "$work/diff$i.out" || fail "diff $i: the two states are not both of tick $t"
       grep -q "^differs: Body (" "$work/diff$i.out" || fail "diff $i: Body not named"
+      # The desync message names what differs (issue: equal totals printed as "X != X").
+      jget "$work/p$i.json" error | grep -q ": total differs; .*components: Body" || fail "desync message does not name Body"
     done
     # The planted field: peer p's own bodies carry boost 1 in its world only.
     grep -qx "  Body\[0:1\].boost: 1 | 0" "$work/diff0.out" || fail "peer 0's diff lacks Body[0:1].boost: 1 | 0"
@@ -160,7 +162,7 @@ case $case_name in
     # `info` describes the bundle: the remote side by the hashes it reported (its total is the
     # one peer 0's desync message names), and the gate's report.
     "$bin" info "$(jget "$work/p0.json" bundle)" >"$work/info.out" 2>&1 || fail "info of the bundle: $(cat "$work/info.out")"
-    remote=$(jget "$work/p0.json" error | sed -n 's/.* != \([0-9a-f]*\)$/\1/p')
+    remote=$(jget "$work/p0.json" error | sed -n 's/.* theirs \([0-9a-f]*\): .*/\1/p')
     grep -qx "side peer 1: total $remote, hashes only" "$work/info.out" || fail "info: remote side $remote: $(cat "$work/info.out")"
     grep -q "^report        desync at confirmed tick [0-9]*: peer 0 vs peer 1: .*components: Body$" "$work/info.out" || fail "info: report"
     ;;
