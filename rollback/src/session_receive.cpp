@@ -1,0 +1,138 @@
+// RollbackSession: every incoming message passes here first — per-source budget, MAC, header
+// validation, incarnation, replay window, liveness — before its body reaches a handler
+// (docs/rollback.md, "Threat model"; session_impl.h).
+#include "session_impl.h"
+
+namespace lockstep::rollback {
+
+void RollbackSession::Impl::receive() noexcept {
+  if (transport == nullptr) return;
+  for (Link& l : link) l.received = 0;
+  for (std::uint32_t i = 0; i < kMaxReceivePerPoll && status.ok(); ++i) {
+    std::uint32_t from = 0;
+    const std::uint32_t size = transport->receive(from, msg);
+    if (size == 0) break;
+    ++stats.messages_received;
+    stats.bytes_received += size;
+    if (size < kHeaderBytes + kTrailerBytes || size > kMaxMessageBytes || from >= cfg.peers || from == cfg.local_peer) {
+      ++stats.malformed;
+      continue;
+    }
+    Link& l = link[from];
+    // Bounded work per source and poll: past its budget a peer's messages are dropped
+    // before the MAC is computed (a flood costs a transport read each, nothing more).
+    if (++l.received > budget) {
+      ++stats.dropped_budget;
+      continue;
+    }
+    // Authenticity before anything else is read: a forged message must change nothing.
+    const std::uint32_t body_end = size - kTrailerBytes;
+    const std::uint8_t flags = std::to_integer<std::uint8_t>(msg[36]);
+    if (((flags & kFlagAuthenticated) != 0) != authenticated) {
+      ++stats.dropped_auth;  // the other mode, or a forger who did not bother
+      continue;
+    }
+    if (authenticated && !wire::verify_tag(cfg.match_key, cfg.local_peer,
+                                           std::span<const std::byte>(msg.data(), body_end + 8), &msg[body_end + 8])) {
+      ++stats.dropped_auth;
+      continue;
+    }
+    const std::uint8_t type = std::to_integer<std::uint8_t>(msg[0]);
+    const std::uint32_t sender = std::to_integer<std::uint32_t>(msg[2]);
+    const std::uint32_t their_gone = get_u16(&msg[20]);
+    if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from ||
+        std::to_integer<std::uint32_t>(msg[3]) != players ||
+        get_u32(&msg[4]) != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
+        type < kMsgInput || type > kMsgSyncReject || (flags & ~kFlagAuthenticated) != 0 ||
+        (type >= kMsgSyncRequest && body_end - kHeaderBytes != kSyncBodyBytes)) {
+      ++stats.malformed;
+      continue;
+    }
+    const std::uint32_t incarnation = get_u32(&msg[16]);
+    const bool sync_message = type >= kMsgSyncRequest;
+    const std::byte* body = msg.data() + kHeaderBytes;
+    const std::uint32_t body_size = body_end - kHeaderBytes;
+    if (!l.incarnation_known) {
+      if (cfg.sync_roundtrips == 0) {
+        // No handshake (in-process networks up from the start): the first message tells.
+        l.incarnation_known = true;
+        l.incarnation = incarnation;
+        l.window.reset();
+      } else if (type == kMsgSyncReply && !l.ready && get_u64(body) == l.nonce) {
+        // Learnt from the answer to our own fresh nonce: the sender received what we sent
+        // to that peer's address, which an off-path stranger cannot.
+        l.incarnation_known = true;
+        l.incarnation = incarnation;
+        l.window.reset();
+      } else if (type == kMsgSyncRequest) {
+        send_sync(from, kMsgSyncReply, get_u64(body), 0);  // stateless echo; pins nothing
+        continue;
+      } else if (type == kMsgSyncReject) {
+        on_sync(from, type, body, body_size);  // honoured only if it echoes our nonce
+        continue;
+      } else {
+        ++stats.stale;
+        continue;
+      }
+    } else if (incarnation != l.incarnation) {
+      ++stats.stale;  // an earlier or a restarted run of that peer (or a stranger's guess)
+      if (type == kMsgSyncRequest) {
+        // Echoes the request's nonce: only the process that sent it acts on the rejection.
+        send_sync(from, kMsgSyncReject, get_u64(body), 0);
+        ++stats.sync_rejections_sent;
+      } else if (type == kMsgSyncReject) {
+        on_sync(from, type, body, body_size);
+      }
+      continue;
+    }
+    // The replay window (per peer incarnation): a message seen before changes nothing.
+    // Only under the MAC: unsigned sequence numbers can be forged, and a forged high one
+    // would make every real message look old.
+    if (authenticated && !l.window.accept(get_u64(&msg[body_end]))) {
+      ++stats.dropped_replay;
+      continue;
+    }
+    if (l.gone) {
+      ++stats.from_disconnected;
+      continue;
+    }
+    // Liveness, ping and frame advantage.
+    l.last_heard = now;
+    if (l.interrupted) {
+      l.interrupted = false;
+      push_peer_event(SessionEventKind::NetworkResumed, from);
+    }
+    remote_tick[from] = std::max(remote_tick[from], get_u64(&msg[8]));
+    const std::uint32_t echo = get_u32(&msg[28]);
+    if (echo != kNoEcho) {
+      const std::uint32_t sample = static_cast<std::uint32_t>(now) - echo - get_u32(&msg[32]);
+      if (sample < 60000000u) l.rtt = l.rtt == 0 ? std::max<std::uint32_t>(sample, 1) : (7 * l.rtt + sample) / 8;
+    }
+    l.echo = get_u32(&msg[24]);
+    l.echo_at = now;
+    l.echo_valid = true;
+    if (is_running && !sync_message) {
+      const auto theirs = static_cast<std::int16_t>(get_u16(&msg[22]));
+      l.adv_sum += local_advantage(from) - theirs;
+      ++l.adv_n;
+    }
+    // Disconnects spread: whom the sender declared gone is gone for us too.
+    if (((their_gone >> cfg.local_peer) & 1u) != 0) {
+      expel();
+      return;
+    }
+    l.their_gone |= their_gone;
+    for (std::uint32_t q = 0; q < cfg.peers; ++q)
+      if (((their_gone >> q) & 1u) != 0) declare_gone(q);
+    if (type == kMsgInput) {
+      on_input(from, body, body_size);
+      if (gone_mask != 0) check_agreement();
+    } else if (type == kMsgHash) {
+      on_hash(from, body, body_size);
+    } else {
+      on_sync(from, type, body, body_size);
+    }
+  }
+}
+
+}  // namespace lockstep::rollback

@@ -1,0 +1,73 @@
+#pragma once
+// The session's wire format (docs/rollback.md, "Wire format"): message layout constants and
+// the little-endian field helpers every part of the session reads and writes with. Private
+// to the rollback module; the UDP frame around a message is rollback/packet.h.
+#include "wire_auth.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lockstep::rollback::session_wire {
+
+// ---- Messages ---------------------------------------------------------------------------
+// All integers little-endian. Common header (40 bytes):
+//   u8 type · u8 version (3) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
+//   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
+//   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
+//   sender held that echo · u8 flags (bit 0: authenticated) · u8 0 · u16 0
+// Common trailer (24 bytes), after the body: u64 sequence number (per sender and receiver,
+// from 1) · 16-byte MAC: keyed BLAKE2b over [receiver u8] and every byte before the MAC
+// (all zero when unauthenticated). Version 2 had no trailer and a 4-byte nonce.
+// type 1, INPUT (player's inputs for ticks [first, first + count) plus the sender's input
+// frontier of every player, which doubles as the acknowledgement of what it has received):
+//   u8 player (0xFF: acknowledgement only) · u8 0 · u16 count · u32 0 · u64 first tick ·
+//   u64 frontier[players] · count × canonical input struct
+// type 2, HASH (the sender's confirmed state hash at `tick`):
+//   u64 tick · u64 total · u64 entities · u64 archetypes · u64 resources ·
+//   u32 component count · u32 0 · u64 component[count]
+// type 3, SYNC_REQUEST: u64 nonce (fresh, from the OS CSPRNG) · u32 round · u32 0;
+// type 4, SYNC_REPLY: u64 nonce (echoed) · u64 0;
+// type 5, SYNC_REJECT (the sender runs the match with another incarnation of the receiver):
+//   u64 nonce (echoed from the rejected request) · u64 0. Replies and rejections are honoured
+//   only by a synchronizing peer whose outstanding nonce they echo.
+constexpr std::uint8_t kMsgInput = 1;
+constexpr std::uint8_t kMsgHash = 2;
+constexpr std::uint8_t kMsgSyncRequest = 3;
+constexpr std::uint8_t kMsgSyncReply = 4;
+constexpr std::uint8_t kMsgSyncReject = 5;
+constexpr std::uint8_t kWireVersion = 3;
+constexpr std::uint32_t kHeaderBytes = 40;
+constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
+constexpr std::uint32_t kSyncBodyBytes = 16;
+constexpr std::uint8_t kFlagAuthenticated = 1;
+constexpr std::uint32_t kDefaultReceiveBudget = 256;
+constexpr std::uint32_t kNoEcho = 0xFFFFFFFFu;
+constexpr std::uint32_t kInputHeadBytes = 16;
+constexpr std::uint32_t kHashHeadBytes = 48;
+constexpr std::uint8_t kAckOnly = 0xFF;
+
+inline void put_u16(std::byte* p, std::uint16_t v) noexcept {
+  for (int i = 0; i < 2; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+inline void put_u32(std::byte* p, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+inline void put_u64(std::byte* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+inline std::uint16_t get_u16(const std::byte* p) noexcept {
+  return static_cast<std::uint16_t>(std::to_integer<std::uint32_t>(p[0]) | (std::to_integer<std::uint32_t>(p[1]) << 8));
+}
+inline std::uint32_t get_u32(const std::byte* p) noexcept {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
+  return v;
+}
+inline std::uint64_t get_u64(const std::byte* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  return v;
+}
+
+}  // namespace lockstep::rollback::session_wire
