@@ -61,6 +61,7 @@ struct PeerArgs {
   std::string bundle_dir;
   std::vector<std::string> exchange_peers;  // default: every --peers address with port + 1
   double exchange_wait_ms = 3000;
+  std::uint32_t keep_desyncs = 1;  // bundles for the first desync and the next N − 1
   bool status = false;
   bool json = false;
   bool allow_remote = false;
@@ -262,6 +263,7 @@ int peer_cmd(const PeerArgs& given) {
   sc.disconnect_notify_start_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
   sc.disconnect_timeout_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
   sc.max_frame_advantage = a.max_frame_advantage;
+  sc.kept_desyncs = a.keep_desyncs;
   rollback::RollbackSession session(runner, sc, &transport);
   if (!session.status().ok())
     return report_error(a.json, kExitBadInput, std::string("cannot start the session: ") + session.status().message());
@@ -454,6 +456,11 @@ int peer_cmd(const PeerArgs& given) {
     inspect::Bundle b = rollback::session_desync_bundle(session, nullptr, "peer" + std::to_string(a.id));
     switch (ex->result()) {
       case rollback::StateExchange::Result::Received:
+        if (ex->state().tick != b.tick) {  // an earlier divergent tick was reported after the request
+          bundle_note = "peer " + std::to_string(session.desync_peer()) + " sent tick " + std::to_string(ex->state().tick) +
+                        ", not the earliest divergent tick: its hashes only";
+          break;
+        }
         b.sides[1].has_state = true;
         b.sides[1].state = ex->state();
         bundle_note = "with peer " + std::to_string(session.desync_peer()) + "'s state";
@@ -474,6 +481,15 @@ int peer_cmd(const PeerArgs& given) {
     const FileStatus fs = inspect::write_bundle(a.bundle_dir, b, bundle_path);
     if (!fs.ok()) return report_error(a.json, kExitBadInput, fs.message);
     std::fprintf(stderr, "lockstep peer %u: desync bundle %s (%s)\n", a.id, bundle_path.c_str(), bundle_note.c_str());
+    // The next kept desyncs: this peer's state and the remote's hashes (how the divergence grew).
+    for (std::uint32_t i = 1; i < session.desync_count(); ++i) {
+      std::string more;
+      const FileStatus ms = inspect::write_bundle(
+          a.bundle_dir, rollback::session_desync_bundle(session, nullptr, "peer" + std::to_string(a.id), i), more);
+      if (!ms.ok()) return report_error(a.json, kExitBadInput, ms.message);
+      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (desync %u of %u kept: its hashes only)\n", a.id,
+                   more.c_str(), i + 1, session.desync_count());
+    }
   }
 
   std::string recorded;
@@ -573,6 +589,9 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--exchange-peers", a->exchange_peers,
                   "State-exchange address of every peer, in peer-id order (default: each --peers address, port + 1; "
                   "with --rendezvous they are published)")->delimiter(',');
+  app->add_option("--keep-desyncs", a->keep_desyncs,
+                  "With --bundle-dir: a bundle for the earliest divergent tick and for the next N-1 desynced hash checks")
+      ->capture_default_str()->check(CLI::Range(1u, 64u));
   app->add_option("--exchange-wait-ms", a->exchange_wait_ms, "How long to wait for the remote's state after a desync")
       ->capture_default_str()->check(CLI::Range(0.0, 600000.0));
   app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");

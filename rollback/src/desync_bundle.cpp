@@ -3,24 +3,25 @@
 
 namespace lockstep::rollback {
 
-inspect::Bundle session_desync_bundle(RollbackSession& session, const Snapshot* remote, std::string_view source) {
+inspect::Bundle session_desync_bundle(RollbackSession& session, const Snapshot* remote, std::string_view source,
+                                      std::uint32_t index) {
   inspect::Bundle b;
-  if (!session.has_desync()) return b;
+  const DesyncRecord* r = session.desync_record(index);
+  if (r == nullptr) return b;
   const replay::Runner& runner = session.runner();
   b.source = std::string(source);
   inspect::set_sim(b, runner.sim(), runner.config());
-  b.tick = session.desync_tick();
-  const std::uint32_t peer = session.desync_peer();
-  const std::string them = peer == kSyncTestPeer ? std::string("resimulation") : "peer " + std::to_string(peer);
-  const Snapshot* mine = session.desync_snapshot();
+  b.tick = r->tick;
+  const std::string them = r->peer == kSyncTestPeer ? std::string("resimulation") : "peer " + std::to_string(r->peer);
+  const Snapshot* mine = session.desync_snapshot(index);
   inspect::BundleSide local{"peer " + std::to_string(session.config().local_peer), mine != nullptr,
                             mine != nullptr ? inspect::capture(mine->view()) : inspect::State{},
-                            inspect::breakdown(session.desync_local_hash())};
+                            inspect::breakdown(r->local)};
   inspect::BundleSide other{them, remote != nullptr && !remote->empty(),
                             remote != nullptr && !remote->empty() ? inspect::capture(remote->view()) : inspect::State{},
-                            inspect::breakdown(session.desync_remote_hash())};
+                            inspect::breakdown(r->remote)};
   b.report = "desync at confirmed tick " + std::to_string(b.tick) + ": " + local.label + " vs " + them + ": " +
-             describe_hash_diff(session.desync_local_hash(), session.desync_remote_hash(), runner.world().storage());
+             describe_hash_diff(r->local, r->remote, runner.world().storage());
   b.facts = inspect::build_facts(&runner.sim(), local.has_state ? &local.state : nullptr);
   b.sides.push_back(std::move(local));
   b.sides.push_back(std::move(other));

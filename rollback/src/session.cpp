@@ -107,9 +107,20 @@ Status RollbackSession::Impl::init() {
   ckpt_tick.assign(kept, kNoTick);
   report.assign(kept, StateHash{});
   report_tick.assign(kept, kNoTick);
-  pending.assign(std::size_t{4} * cfg.peers + 4, Pending{});
-  if (kept != 0) desync_snap.reserve(world);
-  last_remote_report.fill(kNoTick);
+  if (kept > kMaxReportSlots)
+    return {ErrorCode::InvalidArgument, "RollbackSession: kept_checkpoints (and the report slots it implies) must be <= 256"};
+  if (cfg.kept_desyncs == 0 || cfg.kept_desyncs > 64)
+    return {ErrorCode::InvalidArgument, "RollbackSession: kept_desyncs must be 1..64"};
+  report_sends.assign(kept, 0);
+  // Reports of ticks we have not confirmed yet wait here: a burst of every kept report.
+  pending.assign((std::size_t{kept} + 4) * cfg.peers + 4, Pending{});
+  desyncs.reserve(cfg.kept_desyncs);
+  desync_snap_valid.assign(cfg.kept_desyncs, 0);
+  if (kept != 0)
+    for (std::uint32_t i = 0; i < cfg.kept_desyncs; ++i) {
+      desync_snaps.emplace_back();
+      desync_snaps.back().reserve(world);
+    }
 
   // Ticks below the input delay: all-zero inputs for everyone, known from the start.
   for (std::uint64_t t = 0; t < delay; ++t) {
@@ -376,14 +387,27 @@ bool RollbackSession::inputs_acknowledged(std::uint64_t tick) const noexcept {
   }
   return true;
 }
-bool RollbackSession::has_desync() const noexcept { return impl_->desync; }
-std::uint64_t RollbackSession::desync_tick() const noexcept { return impl_->desync_tick; }
-std::uint32_t RollbackSession::desync_peer() const noexcept { return impl_->desync_peer; }
-const StateHash& RollbackSession::desync_local_hash() const noexcept { return impl_->desync_local; }
-const StateHash& RollbackSession::desync_remote_hash() const noexcept { return impl_->desync_remote; }
-const Snapshot* RollbackSession::desync_snapshot() const noexcept {
-  return impl_->desync_snap_valid ? &impl_->desync_snap : nullptr;
+std::uint32_t RollbackSession::desync_count() const noexcept { return static_cast<std::uint32_t>(impl_->desyncs.size()); }
+const DesyncRecord* RollbackSession::desync_record(std::uint32_t i) const noexcept {
+  return i < impl_->desyncs.size() ? &impl_->desyncs[i] : nullptr;
 }
+const Snapshot* RollbackSession::desync_snapshot(std::uint32_t i) const noexcept {
+  return i < impl_->desyncs.size() && i < impl_->desync_snaps.size() && impl_->desync_snap_valid[i] != 0
+             ? &impl_->desync_snaps[i]
+             : nullptr;
+}
+bool RollbackSession::has_desync() const noexcept { return !impl_->desyncs.empty(); }
+std::uint64_t RollbackSession::desync_tick() const noexcept { return has_desync() ? impl_->desyncs[0].tick : 0; }
+std::uint32_t RollbackSession::desync_peer() const noexcept { return has_desync() ? impl_->desyncs[0].peer : 0; }
+const StateHash& RollbackSession::desync_local_hash() const noexcept {
+  static const StateHash none{};
+  return has_desync() ? impl_->desyncs[0].local : none;
+}
+const StateHash& RollbackSession::desync_remote_hash() const noexcept {
+  static const StateHash none{};
+  return has_desync() ? impl_->desyncs[0].remote : none;
+}
+const Snapshot* RollbackSession::desync_snapshot() const noexcept { return desync_snapshot(0); }
 const Snapshot* RollbackSession::checkpoint(std::uint64_t tick) const noexcept {
   const Impl& m = *impl_;
   if (m.interval == 0 || tick % m.interval != 0) return nullptr;

@@ -8,8 +8,7 @@ void RollbackSession::Impl::make_report(std::uint64_t t) noexcept {
   const std::uint32_t m = static_cast<std::uint32_t>((t / interval) % kept);
   report[m] = hash_ring[t % hash_slots];
   report_tick[m] = t;
-  out_report_tick = t;
-  out_report_repeats = cfg.report_repeats;
+  report_sends[m] = cfg.report_repeats;
   for (Pending& pe : pending) {
     if (pe.valid && pe.hash.tick == t) {
       compare(pe.peer, pe.hash, m);
@@ -22,12 +21,46 @@ void RollbackSession::Impl::compare(std::uint32_t peer, const StateHash& theirs,
   ++stats.hash_checks;
   const HashDiff d = diff_hashes(report[m], theirs);
   if (d.empty()) return;
-  const bool first = !desync;
-  record_desync(peer, theirs.tick, report[m], theirs, d);
-  if (first && ckpt_tick[m] == theirs.tick) {
-    std::swap(ckpt[m], desync_snap);  // both reserved: no allocation
-    ckpt_tick[m] = kNoTick;
-    desync_snap_valid = true;
+  const bool have_state = ckpt_tick[m] == theirs.tick;
+  record_desync(peer, theirs.tick, report[m], theirs, d, have_state ? &ckpt[m] : nullptr);
+  // The checkpoint slot may now hold an evicted desync's snapshot: it no longer holds tick.
+  if (have_state) ckpt_tick[m] = kNoTick;
+}
+
+void RollbackSession::Impl::record_desync(std::uint32_t peer, std::uint64_t tick, const StateHash& mine,
+                                         const StateHash& theirs, const HashDiff& d, Snapshot* state) noexcept {
+  ++stats.desyncs;
+  SessionEvent e;
+  e.kind = SessionEventKind::Desync;
+  e.peer = peer;
+  e.tick = tick;
+  e.local_total = mine.total;
+  e.remote_total = theirs.total;
+  e.diff = d;
+  push_event(e);
+  // Keep the earliest kept_desyncs ticks (one record per tick: the first peer to report it).
+  std::size_t at = 0;
+  while (at < desyncs.size() && desyncs[at].tick < tick) ++at;
+  if (at < desyncs.size() && desyncs[at].tick == tick) return;
+  const std::size_t cap = cfg.kept_desyncs;
+  if (at == cap) return;  // later than every kept one, and the list is full
+  const bool full = desyncs.size() == cap;
+  if (!full) desyncs.emplace_back();  // capacity reserved: no allocation
+  // Shift [at, end) one place up; the last record falls off when full.
+  for (std::size_t i = desyncs.size() - 1; i > at; --i) {
+    desyncs[i] = desyncs[i - 1];
+    if (i < desync_snaps.size()) {
+      std::swap(desync_snaps[i], desync_snaps[i - 1]);
+      std::swap(desync_snap_valid[i], desync_snap_valid[i - 1]);
+    }
+  }
+  desyncs[at] = DesyncRecord{tick, peer, mine, theirs};
+  if (at < desync_snaps.size()) {
+    desync_snap_valid[at] = 0;
+    if (state != nullptr) {
+      std::swap(*state, desync_snaps[at]);  // both reserved for this world: no allocation
+      desync_snap_valid[at] = 1;
+    }
   }
 }
 
@@ -49,13 +82,22 @@ void RollbackSession::Impl::sync_check() noexcept {
   }
 }
 
-void RollbackSession::Impl::send_report(std::uint32_t peer) noexcept {
-  const std::uint32_t m = static_cast<std::uint32_t>((out_report_tick / interval) % kept);
-  if (report_tick[m] != out_report_tick) return;
+void RollbackSession::Impl::send_reports(std::uint32_t peer) noexcept {
+  // Oldest first: with K = 1 a burst of confirmations makes several reports at once, and the
+  // first divergent one must be among those compared.
+  std::uint32_t order[kMaxReportSlots];
+  std::uint32_t n = 0;
+  for (std::uint32_t m = 0; m < kept && n < kMaxReportSlots; ++m)
+    if (report_sends[m] > 0 && report_tick[m] != kNoTick) order[n++] = m;
+  std::sort(order, order + n, [this](std::uint32_t a, std::uint32_t b) { return report_tick[a] < report_tick[b]; });
+  for (std::uint32_t i = 0; i < n; ++i) send_report(peer, order[i]);
+}
+
+void RollbackSession::Impl::send_report(std::uint32_t peer, std::uint32_t m) noexcept {
   const StateHash& h = report[m];
   write_header(kMsgHash, peer);
   std::byte* b = msg.data() + kHeaderBytes;
-  put_u64(b, out_report_tick);
+  put_u64(b, report_tick[m]);
   put_u64(b + 8, h.total);
   put_u64(b + 16, h.entities);
   put_u64(b + 24, h.archetypes);
@@ -85,9 +127,7 @@ void RollbackSession::Impl::on_hash(std::uint32_t from, const std::byte* b, std:
     return;
   }
   for (std::uint32_t c = 0; c < h.component_count; ++c) h.components[c] = get_u64(b + kHashHeadBytes + 8 * c);
-  std::uint64_t& last = last_remote_report[from];
-  if (last != kNoTick && h.tick <= last) return;  // repeat or overtaken
-  last = h.tick;
+  if (!seen_reports[from].accept(h.tick / interval + 1)) return;  // a repeat, or older than 256 reports
   if (h.tick <= emitted) {
     const std::uint32_t m = static_cast<std::uint32_t>((h.tick / interval) % kept);
     if (report_tick[m] == h.tick) {

@@ -24,6 +24,7 @@ constexpr std::uint64_t kNoTick = ~std::uint64_t{0};
 constexpr std::uint32_t kEventCapacity = 64;
 constexpr std::uint32_t kMaxReceivePerPoll = 4096;
 constexpr std::uint32_t kMaxChunksPerSend = 4;
+constexpr std::uint32_t kMaxReportSlots = 256;  // kept report slots (checked by init())
 
 struct RollbackSession::Impl {
   struct Pending {
@@ -71,22 +72,21 @@ struct RollbackSession::Impl {
   std::vector<std::uint64_t> ckpt_tick;
   std::vector<StateHash> report;
   std::vector<std::uint64_t> report_tick;
+  std::vector<std::uint32_t> report_sends;  // frames each report is still to be sent
   std::vector<Pending> pending;
-  std::array<std::uint64_t, kMaxSessionPeers> last_remote_report{};
-  std::uint64_t out_report_tick = kNoTick;
-  std::uint32_t out_report_repeats = 0;
+  // Per peer: the report ticks (as tick / K + 1) already compared or queued, so a repeated
+  // report is compared once and an older one arriving late is still compared.
+  std::array<wire::ReplayWindow, kMaxSessionPeers> seen_reports{};
 
   std::array<SessionEvent, kEventCapacity> events{};
   std::uint32_t event_head = 0, event_count = 0;
   SessionStats stats{};
   ConfirmedSink* sink = nullptr;
 
-  bool desync = false;
-  std::uint64_t desync_tick = 0;
-  std::uint32_t desync_peer = 0;
-  StateHash desync_local{}, desync_remote{};
-  Snapshot desync_snap;
-  bool desync_snap_valid = false;
+  // Kept desyncs, ascending tick; desync_snaps[i] belongs to desyncs[i] when snap_valid[i].
+  std::vector<DesyncRecord> desyncs;        // capacity kept_desyncs, reserved
+  std::vector<Snapshot> desync_snaps;       // kept_desyncs snapshots, reserved
+  std::vector<std::uint8_t> desync_snap_valid;
 
   // ---- life cycle and time sync (per remote peer) ----
   struct Link {
@@ -243,24 +243,11 @@ struct RollbackSession::Impl {
 
   void make_report(std::uint64_t t) noexcept;
 
+  // Raises the Desync event and keeps the evidence when the tick is among the earliest
+  // kept_desyncs seen; `state` (may be null) is this peer's snapshot of that tick, swapped in
+  // (no copy, no allocation) — it receives the evicted record's snapshot or an empty one.
   void record_desync(std::uint32_t peer, std::uint64_t tick, const StateHash& mine, const StateHash& theirs,
-                     const HashDiff& d) noexcept {
-    ++stats.desyncs;
-    SessionEvent e;
-    e.kind = SessionEventKind::Desync;
-    e.peer = peer;
-    e.tick = tick;
-    e.local_total = mine.total;
-    e.remote_total = theirs.total;
-    e.diff = d;
-    push_event(e);
-    if (desync) return;
-    desync = true;
-    desync_tick = tick;
-    desync_peer = peer;
-    desync_local = mine;
-    desync_remote = theirs;
-  }
+                     const HashDiff& d, Snapshot* state = nullptr) noexcept;
 
   void compare(std::uint32_t peer, const StateHash& theirs, std::uint32_t m) noexcept;
 
@@ -276,7 +263,9 @@ struct RollbackSession::Impl {
   void transmit(std::uint32_t peer, std::uint32_t size) noexcept;
   void send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round) noexcept;
   void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept;
-  void send_report(std::uint32_t peer) noexcept;
+  void send_report(std::uint32_t peer, std::uint32_t m) noexcept;
+  // Every report still to be sent, oldest tick first.
+  void send_reports(std::uint32_t peer) noexcept;
   // Sends player p's inputs [from, to) to `peer` in at most kMaxChunksPerSend messages.
   bool send_range(std::uint32_t q, std::uint32_t p, std::uint64_t from, std::uint64_t to) noexcept;
   void send() noexcept;

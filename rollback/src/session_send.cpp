@@ -113,9 +113,10 @@ void RollbackSession::Impl::send() noexcept {
       }
     }
     if (!any) send_inputs(q, kAckOnly, 0, 0);
-    if (out_report_repeats > 0 && interval != 0) send_report(q);
+    if (interval != 0) send_reports(q);
   }
-  if (out_report_repeats > 0) --out_report_repeats;
+  for (std::uint32_t& n : report_sends)
+    if (n > 0) --n;
 }
 
 void RollbackSession::Impl::on_input(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept {

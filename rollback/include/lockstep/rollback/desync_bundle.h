@@ -17,9 +17,10 @@
 
 namespace lockstep::rollback {
 
-// Empty bundle (no sides) when the session has no desync.
+// Empty bundle (no sides) when the session has no desync. `index` picks a kept desync
+// (0: the earliest divergent tick; SessionConfig::kept_desyncs keeps more).
 inspect::Bundle session_desync_bundle(RollbackSession& session, const Snapshot* remote = nullptr,
-                                      std::string_view source = "session");
+                                      std::string_view source = "session", std::uint32_t index = 0);
 // session_desync_bundle + inspect::write_bundle into `dir`; `path` receives the file name.
 FileStatus write_session_desync_bundle(RollbackSession& session, const std::string& dir, std::string& path,
                                        const Snapshot* remote = nullptr);

@@ -71,7 +71,13 @@ struct SessionConfig {
   std::uint32_t max_prediction = 8;  // 0 = plain lockstep (waits for every input)
   std::uint32_t hash_interval = 16;  // K: exchange confirmed hashes every K ticks; 0 = off
   std::uint32_t kept_checkpoints = 8;  // confirmed-tick snapshots kept for desync diffs
-  std::uint32_t report_repeats = 3;  // each hash report is sent this many frames in a row
+  // Desyncs whose evidence (tick, both hashes, this peer's state) is kept: the earliest
+  // divergent tick and the next kept_desyncs − 1 (1..64; each keeps one snapshot, reserved
+  // by the constructor). Every desync still raises its event.
+  std::uint32_t kept_desyncs = 1;
+  // Each hash report is sent this many frames in a row. Every report is sent (not only the
+  // newest), so the first divergent tick is compared even when several confirm in one frame.
+  std::uint32_t report_repeats = 3;
   std::uint32_t input_ring = 0;      // ticks of inputs kept; 0 = 2·window + 4·delay + 96
   // Tags every message; messages of other sessions are dropped. NOT a secret: it travels in the
   // clear (integrity comes from match_key; docs/rollback.md, "Threat model").
@@ -197,6 +203,13 @@ struct PeerStatus {
   std::uint64_t disconnect_tick = ~std::uint64_t{0};  // agreed tick its players were dropped from
 };
 
+// One kept desync (RollbackSession::desync_record).
+struct DesyncRecord {
+  std::uint64_t tick = 0;  // the confirmed tick whose state differs
+  std::uint32_t peer = 0;  // the remote peer (kSyncTestPeer in sync tests)
+  StateHash local{}, remote{};
+};
+
 // Receives every confirmed frame, in tick order, exactly once.
 class ConfirmedSink {
  public:
@@ -297,7 +310,13 @@ class RollbackSession {
   const SessionStats& stats() const noexcept;
   void set_confirmed_sink(ConfirmedSink* sink) noexcept;
 
-  // ---- desync evidence (the first desync) ---------------------------------------------------
+  // ---- desync evidence ------------------------------------------------------------------------
+  // Kept desyncs in ascending tick order (at most kept_desyncs): record 0 is the earliest
+  // divergent tick seen, even when reports arrived out of order. The unindexed accessors
+  // below are record 0's.
+  std::uint32_t desync_count() const noexcept;
+  const DesyncRecord* desync_record(std::uint32_t i) const noexcept;  // null when i >= desync_count()
+  const Snapshot* desync_snapshot(std::uint32_t i) const noexcept;    // null: no state kept for it
   bool has_desync() const noexcept;
   std::uint64_t desync_tick() const noexcept;
   std::uint32_t desync_peer() const noexcept;
