@@ -342,6 +342,11 @@ struct Decoder {
   std::uint64_t block_at = 0;
   std::uint64_t block_tick = 0;
   std::uint32_t block_kind = 0;
+  // Where parsing stands: the next block's offset (after the preamble), whether HEAD was
+  // read, and why the last block is incomplete (a file that ends mid-block).
+  std::uint64_t pos = 0;
+  bool have_head = false;
+  std::string truncation{};
 
   ReplayStatus corrupt(const std::string& what) const {
     return fail_tick(ErrorCode::Corrupt, name, block_at, block_tick, kind_name(block_kind) + " block: " + what);
@@ -454,8 +459,21 @@ struct Decoder {
 
   ReplayStatus run() {
     out = Replay{};
+    pos = 0;
+    have_head = false;
+    truncation.clear();
+    ReplayStatus st = preamble(true);
+    if (st.ok()) st = parse_blocks(true);
+    if (st.ok()) st = finish();
+    return st;
+  }
+
+  // The 16-byte preamble. Streaming (`final` false): fewer bytes than that is "wait for more"
+  // as long as what is there agrees with the magic.
+  ReplayStatus preamble(bool final) {
     const std::uint64_t size = bytes.size();
     if (size < kPreambleBytes) {
+      if (!final && std::memcmp(bytes.data(), kReplayMagic, std::min<std::size_t>(size, 8)) == 0) return ReplayStatus::Ok();
       if (size >= 1 && std::memcmp(bytes.data(), kReplayMagic, std::min<std::size_t>(size, 8)) != 0)
         return fail(ErrorCode::Corrupt, name, 0, "not a lockstep replay (bad magic)");
       return fail(ErrorCode::Corrupt, name, size, "truncated: " + std::to_string(size) + " bytes, shorter than the 16-byte preamble");
@@ -468,16 +486,23 @@ struct Decoder {
                   "replay format version " + std::to_string(version) + "; this build reads version " +
                       std::to_string(kReplayFormatVersion));
     if (get_le32(bytes.data() + 12) != 0) return fail(ErrorCode::Corrupt, name, 12, "reserved preamble field is not 0");
+    pos = kPreambleBytes;
+    return ReplayStatus::Ok();
+  }
 
-    std::uint64_t pos = kPreambleBytes;
-    bool have_head = false;
-    std::string truncation;
+  // Every complete block from `pos` on. A block that is not complete yet ends the pass: the
+  // end of a truncated file when `final`, else a stream that has not delivered it yet.
+  ReplayStatus parse_blocks(bool final) {
+    if (pos == 0) return ReplayStatus::Ok();  // preamble still incomplete (streaming)
+    const std::uint64_t size = bytes.size();
+    truncation.clear();
     while (pos < size) {
       block_at = pos;
       block_kind = 0;
       block_tick = 0;
       const std::uint64_t left = size - pos;
       if (left < kBlockFrameBytes) {
+        if (!final) break;
         if (!have_head) return fail(ErrorCode::Corrupt, name, pos, "truncated inside the HEAD block");
         truncation = "file ends inside a block header at byte " + std::to_string(pos);
         break;
@@ -499,6 +524,7 @@ struct Decoder {
         return corrupt("body length " + std::to_string(len) + ", an END body is always " + std::to_string(kEndBodyBytes) + " bytes");
       const std::uint64_t total = kBlockFrameBytes + std::uint64_t{len} + kChecksumBytes;
       if (total > left) {
+        if (!final) break;
         if (!have_head) return fail(ErrorCode::Corrupt, name, pos, "truncated inside the HEAD block");
         // An interrupted recording ends mid-block; a file that still ends with an intact END
         // block was complete, so the length field itself is damaged (one flipped bit).
@@ -542,6 +568,10 @@ struct Decoder {
         return fail(ErrorCode::Corrupt, name, pos, std::to_string(size - pos) + " bytes after the END block");
       }
     }
+    return ReplayStatus::Ok();
+  }
+
+  ReplayStatus finish() {
     if (!have_head) return fail(ErrorCode::Corrupt, name, pos, "no HEAD block");
     if (!out.complete) {
       std::string w = where(name, pos, true, out.frame_count());
@@ -557,6 +587,56 @@ struct Decoder {
 };
 
 }  // namespace
+
+// ---- streams ------------------------------------------------------------------------------
+
+struct ReplayStreamDecoder::State {
+  std::string name;
+  std::vector<std::byte> bytes;
+  Replay replay;
+  std::optional<Decoder> decoder;
+  bool failed = false;
+  ReplayStatus error;
+};
+
+ReplayStreamDecoder::ReplayStreamDecoder(std::string name) : state_(std::make_unique<State>()) {
+  state_->name = std::move(name);
+}
+ReplayStreamDecoder::~ReplayStreamDecoder() = default;
+
+ReplayStatus ReplayStreamDecoder::feed(std::span<const std::byte> more) {
+  State& s = *state_;
+  if (s.failed) return s.error;
+  if (s.replay.complete && !more.empty()) {
+    s.failed = true;
+    s.error = fail(ErrorCode::Corrupt, s.name, s.bytes.size(), "bytes after the END block");
+    return s.error;
+  }
+  if (s.bytes.size() + more.size() > kMaxReplayFileBytes) {
+    s.failed = true;
+    s.error = fail(ErrorCode::Corrupt, s.name, s.bytes.size(), "the stream exceeds the 4 GiB maximum of a replay");
+    return s.error;
+  }
+  s.bytes.insert(s.bytes.end(), more.begin(), more.end());
+  if (!s.decoder) s.decoder.emplace(Decoder{s.bytes, s.name, DecodeOptions{}, s.replay});
+  Decoder& d = *s.decoder;
+  d.bytes = s.bytes;  // the vector may have moved
+  ReplayStatus st = d.pos == 0 ? d.preamble(false) : ReplayStatus::Ok();
+  if (st.ok()) st = d.parse_blocks(false);
+  if (!st.ok()) {
+    s.failed = true;
+    s.error = st;
+  }
+  return st;
+}
+
+const Replay& ReplayStreamDecoder::replay() const noexcept { return state_->replay; }
+bool ReplayStreamDecoder::has_header() const noexcept { return state_->decoder && state_->decoder->have_head; }
+bool ReplayStreamDecoder::complete() const noexcept { return state_->replay.complete; }
+std::uint64_t ReplayStreamDecoder::bytes_received() const noexcept { return state_->bytes.size(); }
+std::uint64_t ReplayStreamDecoder::bytes_parsed() const noexcept {
+  return state_->decoder ? state_->decoder->pos : 0;
+}
 
 ReplayStatus decode_replay(std::span<const std::byte> bytes, Replay& out, std::string_view name, DecodeOptions options) {
   Decoder d{bytes, name, options, out};

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -166,6 +167,30 @@ ReplayStatus check_replay_sim(const Replay& replay, const Sim& sim, std::string_
 // (hash::inspect_destination): a symlink's target is what gets replaced, and a device or FIFO
 // is written directly (partial_path() == its path, nothing renamed). Order of calls:
 //   open(path, header) → [initial(hash0)] → { tick(frame, hash) [checkpoint(state)] }* → close()
+// Decodes a replay that is still being written (a recorder's FILE.partial being followed, an
+// HTTP Range stream): feed() the bytes in order as they arrive; every complete block is
+// parsed at once and a block not complete yet waits for more, so replay() grows block by
+// block. Errors are those of decode_replay (file = `name`, byte offset, tick) and are
+// final. Bytes after the END block, or more than kMaxReplayFileBytes in all, are errors.
+class ReplayStreamDecoder {
+ public:
+  explicit ReplayStreamDecoder(std::string name);
+  ~ReplayStreamDecoder();
+  ReplayStreamDecoder(const ReplayStreamDecoder&) = delete;
+  ReplayStreamDecoder& operator=(const ReplayStreamDecoder&) = delete;
+
+  ReplayStatus feed(std::span<const std::byte> more);
+  const Replay& replay() const noexcept;  // the complete blocks so far
+  bool has_header() const noexcept;       // the HEAD block was read
+  bool complete() const noexcept;         // the END block was read
+  std::uint64_t bytes_received() const noexcept;
+  std::uint64_t bytes_parsed() const noexcept;  // offset of the first byte not yet in a block
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 class ReplayRecorder {
  public:
   ReplayRecorder() = default;

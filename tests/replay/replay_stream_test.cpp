@@ -1,0 +1,83 @@
+// ReplayStreamDecoder: a replay that is still being written, fed in arbitrary pieces (a
+// followed FILE.partial, an HTTP Range stream), grows block by block and ends equal to the
+// whole-file decode; damage is an error naming the byte offset.
+#include "replay_test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace replay_test {
+namespace {
+
+const RecordOptions kStream{3, 100, kReplayHasHashes | kReplayHasComponentHashes, 16, 32};
+
+std::vector<std::byte> encoded_replay() {
+  const Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+  std::vector<std::byte> bytes;
+  EXPECT_TRUE(encode_replay(mem, bytes).ok());
+  return bytes;
+}
+
+TEST(ReplayStream, FedInAnyPiecesItGrowsByBlocksAndEndsAsTheFile) {
+  const std::vector<std::byte> bytes = encoded_replay();
+  Replay whole;
+  ASSERT_TRUE(decode_replay(bytes, whole).ok());
+  for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{4096}}) {
+    ReplayStreamDecoder s("stream");
+    std::uint64_t last_frames = 0, growths = 0;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) {
+      const std::size_t n = std::min(piece, bytes.size() - at);
+      ASSERT_TRUE(s.feed(std::span<const std::byte>(bytes.data() + at, n)).ok()) << "piece " << piece << " at " << at;
+      const Replay& r = s.replay();
+      // What is there is always a prefix of the whole, in whole blocks.
+      ASSERT_LE(r.frame_count(), whole.frame_count());
+      ASSERT_TRUE(std::equal(r.inputs.begin(), r.inputs.end(), whole.inputs.begin()));
+      EXPECT_TRUE(r.frame_count() % kStream.block_ticks == 0 || r.frame_count() == whole.frame_count());
+      EXPECT_LE(s.bytes_parsed(), s.bytes_received());
+      if (r.frame_count() > last_frames) ++growths;
+      last_frames = r.frame_count();
+    }
+    EXPECT_TRUE(s.complete());
+    EXPECT_EQ(s.replay(), whole) << "piece " << piece;
+    EXPECT_EQ(s.replay().checkpoints.size(), 3u);
+    if (piece < 1000) {
+      EXPECT_GE(growths, 6u) << "piece " << piece;  // 100 ticks in 16-tick blocks
+    }
+  }
+}
+
+TEST(ReplayStream, DamageAndExtraBytesAreErrorsWithTheOffset) {
+  std::vector<std::byte> bytes = encoded_replay();
+  {
+    ReplayStreamDecoder s("damaged");
+    std::vector<std::byte> bad = bytes;
+    bad[200] ^= std::byte{0x40};
+    const ReplayStatus st = s.feed(bad);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message.find("damaged: byte "), std::string::npos) << st.message;
+    EXPECT_FALSE(s.feed(std::span<const std::byte>(bytes.data(), 1)).ok());  // errors are final
+  }
+  {
+    ReplayStreamDecoder s("extra");
+    ASSERT_TRUE(s.feed(bytes).ok());
+    ASSERT_TRUE(s.complete());
+    const std::byte more[1] = {std::byte{0}};
+    const ReplayStatus st = s.feed(more);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message.find("bytes after the END block"), std::string::npos) << st.message;
+  }
+  {
+    ReplayStreamDecoder s("notreplay");
+    const char junk[] = "GIF89a....";
+    EXPECT_FALSE(s.feed(std::as_bytes(std::span<const char>(junk, 3))).ok());
+  }
+  {
+    ReplayStreamDecoder s("short");  // a correct beginning waits for more
+    EXPECT_TRUE(s.feed(std::span<const std::byte>(bytes.data(), 5)).ok());
+    EXPECT_FALSE(s.has_header());
+    EXPECT_TRUE(s.feed(std::span<const std::byte>(bytes.data() + 5, 400)).ok());
+    EXPECT_TRUE(s.has_header());
+  }
+}
+
+}  // namespace
+}  // namespace replay_test
