@@ -5,6 +5,7 @@
 // every local player. The frame loop runs at --tick-hz on the steady clock, follows the
 // session's wait recommendations (time sync) and records the confirmed history as a replay.
 // Floats here are display only.
+#include "cmd_follow.h"
 #include "common.h"
 #include "rollback_cli.h"
 
@@ -56,6 +57,7 @@ struct PeerArgs {
   double max_seconds = 120;
   double linger_ms = 300;
   std::string record;
+  std::uint32_t checkpoint_every = 0;  // CKPT blocks in the recording (late watchers start there)
   // Desync bundles with both sides: a second UDP socket per peer serves this peer's kept
   // states and fetches the remote's state of the desync tick (rollback/state_exchange.h).
   std::string bundle_dir;
@@ -271,12 +273,18 @@ int peer_cmd(const PeerArgs& given) {
   replay::ReplayRecorder recorder;
   std::unique_ptr<rollback::RecorderSink> sink;
   if (!a.record.empty()) {
+    if (a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
+      return report_error(a.json, kExitBadInput, "--checkpoint-every must be a multiple of --hash-interval (" +
+                                                     std::to_string(a.hash_interval) + ")");
     const replay::ReplayHeader header = replay::make_header(
-        *sim, config, runner.world().storage(), replay::kReplayHasHashes | replay::kReplayHasComponentHashes);
+        *sim, config, runner.world().storage(),
+        replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
+            (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
+        replay::kDefaultBlockTicks, a.checkpoint_every);
     replay::ReplayStatus st = recorder.open(a.record, header);
     if (st.ok()) st = recorder.initial(runner.hash());
     if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
-    sink = std::make_unique<rollback::RecorderSink>(recorder);
+    sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
     session.set_confirmed_sink(sink.get());
   }
 
@@ -548,9 +556,14 @@ int peer_cmd(const PeerArgs& given) {
 }  // namespace
 
 namespace {
-void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
-  app->add_option("--sim", a->sim, "Sim name")->required();
-  app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p")->required();
+// `required`: --sim and --id (a spectator following a recording needs neither).
+void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required = true) {
+  CLI::Option* sim = app->add_option("--sim", a->sim, "Sim name");
+  CLI::Option* id = app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p");
+  if (required) {
+    sim->required();
+    id->required();
+  }
   app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
   app->add_option("--rendezvous", a->rendezvous,
                   "Instead of --peers: bind --bind (default 127.0.0.1:0), publish the bound address as DIR/peerID.addr "
@@ -583,6 +596,9 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
   app->add_option("--max-seconds", a->max_seconds, "Hard wall-clock limit (exit 1 when reached)")->capture_default_str();
   app->add_option("--linger-ms", a->linger_ms, "Keep answering after the match is confirmed and acknowledged")->capture_default_str();
   app->add_option("--record", a->record, "Record the confirmed match as a replay file");
+  app->add_option("--checkpoint-every", a->checkpoint_every,
+                  "With --record: a checkpoint every N ticks (a multiple of --hash-interval), so that watchers "
+                  "following the file (spectate --follow) start there")->capture_default_str();
   app->add_option("--bundle-dir", a->bundle_dir,
                   "On a desync, write a bundle (docs/desync-hunting.md) with this peer's state and the remote's, fetched "
                   "over a second UDP socket; every peer should get it (it also serves its states)");
@@ -603,16 +619,31 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a) {
 Command add_spectate(CLI::App& root) {
   auto a = std::make_shared<PeerArgs>();
   a->spectator = true;
-  CLI::App* app = root.add_subcommand("spectate", "Watch a rollback match over UDP as a peer without players and record it");
-  add_common(app, a);
+  auto f = std::make_shared<FollowArgs>();
+  CLI::App* app = root.add_subcommand(
+      "spectate", "Watch a rollback match: over UDP as a peer without players, or from its live recording (--follow)");
+  add_common(app, a, false);
+  add_follow_options(app, f);
   app->add_option("--delay-frames", a->delay_frames, "Stay this many ticks behind the players")->capture_default_str();
   app->add_option("--catchup-speed", a->catchup_speed, "Ticks per frame when further behind")->capture_default_str()
       ->check(CLI::Range(1u, 64u));
   app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
               "like to any peer, and nobody waits for its simulation. Example:\n"
               "  lockstep spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
-              "Exit codes as for 'lockstep peer'.");
-  return {app, [a] { return peer_cmd(*a); }};
+              "Or, with no traffic to the players at all, from the recording a peer writes (--record FILE\n"
+              "--checkpoint-every N), starting at its newest checkpoint:\n"
+              "  lockstep spectate --follow p0.replay --delay-ticks 120\n"
+              "Exit codes as for 'lockstep peer' (--follow: 1 when the state differs from the recording).");
+  return {app, [a, f, app] {
+            if (!f->source.empty()) {
+              f->json = a->json;
+              f->max_seconds = a->max_seconds;
+              return follow_cmd(*f);
+            }
+            if (a->sim.empty() || app->count("--id") == 0)
+              return report_error(a->json, kExitBadInput, "spectate: --sim and --id are required (or --follow FILE)");
+            return peer_cmd(*a);
+          }};
 }
 
 Command add_peer(CLI::App& root) {

@@ -38,6 +38,10 @@ void RecorderSink::on_confirmed(std::uint64_t, std::span<const std::byte> canoni
   if (status_.ok()) status_ = recorder_.tick(canonical_frame, &after);
 }
 
+void RecorderSink::on_checkpoint(std::uint64_t tick, const Snapshot& state) noexcept {
+  if (status_.ok() && tick == recorder_.frames()) status_ = recorder_.checkpoint(state.view());
+}
+
 // ---- session ----------------------------------------------------------------------------
 
 Status RollbackSession::Impl::init() {
@@ -223,6 +227,13 @@ Status RollbackSession::Impl::confirm() noexcept {
     }
     emitted = t + 1;
     if (interval != 0 && emitted % interval == 0) make_report(emitted);
+    if (sink != nullptr && interval != 0) {
+      const std::uint32_t every = sink->checkpoint_interval();
+      if (every != 0 && every % interval == 0 && emitted % every == 0) {
+        const std::uint32_t m = static_cast<std::uint32_t>((emitted / interval) % kept);
+        if (ckpt_tick[m] == emitted) sink->on_checkpoint(emitted, ckpt[m]);  // the final state of tick `emitted`
+      }
+    }
   }
   return Status::Ok();
 }

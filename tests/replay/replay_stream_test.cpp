@@ -3,6 +3,8 @@
 // whole-file decode; damage is an error naming the byte offset.
 #include "replay_test_support.h"
 
+#include <lockstep/replay/replay_follow.h>
+
 #include <gtest/gtest.h>
 
 namespace replay_test {
@@ -77,6 +79,85 @@ TEST(ReplayStream, DamageAndExtraBytesAreErrorsWithTheOffset) {
     EXPECT_TRUE(s.feed(std::span<const std::byte>(bytes.data() + 5, 400)).ok());
     EXPECT_TRUE(s.has_header());
   }
+}
+
+}  // namespace
+}  // namespace replay_test
+
+namespace replay_test {
+namespace {
+
+const Sim* counter_lookup(std::string_view name) {
+  return name == counter_test::counter_sim().name() ? &counter_test::counter_sim() : nullptr;
+}
+
+// A file written in pieces while a follower polls it: the follower starts at the newest
+// checkpoint it finds, checks every tick after it, and ends on the recording's last hash.
+TEST(ReplayFollow, FollowsAGrowingFileFromItsNewestCheckpoint) {
+  const Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+  std::vector<std::byte> bytes;
+  ASSERT_TRUE(encode_replay(mem, bytes).ok());
+  const std::string path = temp_path("follow.replay");
+  std::remove(path.c_str());
+  const std::string partial = path + ".partial";
+  GrowingFileSource source(path);
+  FollowOptions o;
+  o.delay_ticks = 10;
+  ReplayFollower f(counter_lookup, o, "follow.replay");
+  ASSERT_TRUE(f.poll(source).ok());  // nothing there yet: waits
+  EXPECT_FALSE(f.started());
+  std::FILE* w = std::fopen(partial.c_str(), "wb");
+  ASSERT_NE(w, nullptr);
+  const std::size_t half = bytes.size() * 6 / 10;
+  std::fwrite(bytes.data(), 1, half, w);
+  std::fflush(w);
+  ASSERT_TRUE(f.poll(source).ok());
+  ASSERT_TRUE(f.started());
+  const std::uint64_t start = f.start_tick();
+  EXPECT_GT(start, 0u);
+  EXPECT_EQ(start % 32, 0u);  // a checkpoint
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(f.poll(source).ok());
+  EXPECT_EQ(f.tick() + o.delay_ticks, f.recorded_ticks());  // holds the delay while live
+  std::fwrite(bytes.data() + half, 1, bytes.size() - half, w);
+  std::fclose(w);
+  std::rename(partial.c_str(), path.c_str());  // the recorder's close
+  for (int i = 0; i < 20 && !f.finished(); ++i) ASSERT_TRUE(f.poll(source).ok());
+  EXPECT_TRUE(f.finished());
+  EXPECT_EQ(f.tick(), 100u);
+  EXPECT_EQ(f.checked_ticks(), 100u - start + 1);
+  EXPECT_EQ(f.runner()->hash().total, mem.hashes.back().total);
+  std::remove(path.c_str());
+}
+
+TEST(ReplayFollow, AStateThatDiffersFromTheRecordingNamesTheTick) {
+  Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+  mem.hashes[70].total ^= 1;  // as if the recorder's build computed tick 70 differently
+  std::vector<std::byte> bytes;
+  ASSERT_TRUE(encode_replay(mem, bytes).ok());
+  const std::string path = temp_path("differs.replay");
+  {
+    std::FILE* w = std::fopen(path.c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), w);
+    std::fclose(w);
+  }
+  FollowOptions o;
+  o.start = FollowOptions::Start::Tick;
+  o.tick = 40;  // from the checkpoint at 32
+  GrowingFileSource source(path);
+  ReplayFollower f(counter_lookup, o, "differs.replay");
+  ReplayStatus st;
+  for (int i = 0; i < 10 && st.ok() && !f.finished(); ++i) st = f.poll(source);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(f.start_tick(), 32u);
+  EXPECT_EQ(st.code, ErrorCode::Mismatch);
+  EXPECT_NE(st.message.find("differs.replay: byte 0 (tick 70): state differs from the recording"), std::string::npos)
+      << st.message;
+  // An unknown sim is a clear error too.
+  ReplayFollower nosim([](std::string_view) -> const Sim* { return nullptr; }, FollowOptions{}, "x.replay");
+  GrowingFileSource again(path);
+  const ReplayStatus e = nosim.poll(again);
+  EXPECT_NE(e.message.find("which this tool does not have"), std::string::npos) << e.message;
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -99,6 +99,40 @@ case $case_name in
     (( d0 > 100 && d0 < 1200 )) || fail "implausible disconnect tick $d0"
     same_replays 0 1 2
     ;;
+  follow)
+    # A live broadcast without any traffic to the watchers: peer 0 records the match with a
+    # checkpoint every 64 ticks; a watcher started mid-match follows the growing file from its
+    # newest checkpoint, 60 ticks behind, checks every tick against the recorded hashes and
+    # ends on the players' final hash. A second watcher starts at a chosen tick.
+    n=$((1200 / scale))
+    common="--sim duel --count 2 --ticks $n --tick-hz 240 --input-delay 4 --max-prediction 24 --hash-interval 16"
+    start 0 $common --checkpoint-every 64
+    start 1 $common --checkpoint-every 64
+    for _ in $(seq 1 200); do grep -q "running" "$work/p0.err" 2>/dev/null && break; sleep 0.05; done
+    sleep 2
+    timeout -s KILL 60 "$bin" spectate --follow "$work/p0.replay" --delay-ticks 60 --json --max-seconds 50 \
+      >"$work/w.json" 2>"$work/w.err" &
+    w=$!
+    timeout -s KILL 60 "$bin" spectate --follow "$work/p0.replay" --from $((n / 2)) --json --max-seconds 50 \
+      >"$work/w2.json" 2>"$work/w2.err" &
+    w2=$!
+    for i in 0 1; do wait_ok $i 0; done
+    wait $w || fail "the watcher exited $?: $(cat "$work/w.err")"
+    wait $w2 || fail "the second watcher exited $?: $(cat "$work/w2.err")"
+    same_replays 0 1
+    [[ $(jget "$work/w.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "the watcher's final state differs"
+    [[ $(jget "$work/w.json" complete) == true && $(jget "$work/w.json" tick) == "$n" ]] || fail "the watcher did not reach the end"
+    s=$(jget "$work/w.json" start_tick)
+    (( s > 0 && s % 64 == 0 )) || fail "the watcher did not start at a checkpoint (start tick $s)"
+    [[ $(jget "$work/w.json" checked_ticks) == $((n - s + 1)) ]] || fail "not every tick from $s on was checked"
+    # Live, it stays within its delay plus one recorded block (64 ticks) of the newest tick.
+    (( $(jget "$work/w.json" lag_max_ticks) <= 60 + 64 )) || fail "the watcher fell behind: $(cat "$work/w.json")"
+    s2=$(jget "$work/w2.json" start_tick)
+    (( s2 <= n / 2 && s2 % 64 == 0 && n / 2 - s2 < 64 )) || fail "--from $((n / 2)) started at $s2"
+    [[ $(jget "$work/w2.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "the second watcher's final state differs"
+    # A finished recording is followed the same way (from tick 0 here).
+    "$bin" spectate --follow "$work/p1.replay" --from begin --json >"$work/w3.json" 2>&1 || fail "following a finished file"
+    ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
     # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.

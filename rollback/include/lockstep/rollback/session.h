@@ -218,6 +218,14 @@ class ConfirmedSink {
   // and the hash of the state it produced (the state at tick + 1).
   virtual void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
                             const StateHash& after) noexcept = 0;
+  // Optional: checkpoints of the confirmed state every checkpoint_interval() ticks (a multiple
+  // of SessionConfig::hash_interval; 0: none). on_checkpoint(t, state) follows the
+  // on_confirmed call that completed tick t, so a recorder can write the state of t in order.
+  virtual std::uint32_t checkpoint_interval() const noexcept { return 0; }
+  virtual void on_checkpoint(std::uint64_t tick, const Snapshot& state) noexcept {
+    (void)tick;
+    (void)state;
+  }
 };
 
 // Collects the confirmed history into an in-memory Replay (inputs, per-tick hashes with
@@ -242,13 +250,20 @@ class ReplayLogSink final : public ConfirmedSink {
 // initial() written; the first error is kept in status().
 class RecorderSink final : public ConfirmedSink {
  public:
-  explicit RecorderSink(replay::ReplayRecorder& recorder) noexcept : recorder_(recorder) {}
+  // `checkpoint_interval` (0: none): write a CKPT block every that many ticks — the header
+  // must say so (make_header(..., checkpoint_interval)) — so that watchers can start late
+  // (replay/replay_follow.h).
+  explicit RecorderSink(replay::ReplayRecorder& recorder, std::uint32_t checkpoint_interval = 0) noexcept
+      : recorder_(recorder), checkpoint_interval_(checkpoint_interval) {}
   void on_confirmed(std::uint64_t tick, std::span<const std::byte> canonical_frame,
                     const StateHash& after) noexcept override;
+  std::uint32_t checkpoint_interval() const noexcept override { return checkpoint_interval_; }
+  void on_checkpoint(std::uint64_t tick, const Snapshot& state) noexcept override;
   const replay::ReplayStatus& status() const noexcept { return status_; }
 
  private:
   replay::ReplayRecorder& recorder_;
+  std::uint32_t checkpoint_interval_ = 0;
   replay::ReplayStatus status_;
 };
 

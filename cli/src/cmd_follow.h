@@ -1,0 +1,25 @@
+#pragma once
+// lockstep spectate --follow (cmd_follow.cpp): its options and its run.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace lockstep::cli {
+
+struct FollowArgs {
+  std::string source;  // --follow
+  std::string from = "checkpoint";
+  std::uint64_t delay_ticks = 0;
+  std::uint32_t catchup_ticks = 256;
+  std::uint32_t poll_ms = 20;
+  double idle_timeout_s = 30;
+  double max_seconds = 3600;
+  bool json = false;
+};
+
+void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f);
+int follow_cmd(const FollowArgs& a);
+
+}  // namespace lockstep::cli
