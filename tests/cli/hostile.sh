@@ -191,7 +191,13 @@ case $case_name in
     (($(wc -c < err) < 2048)) || fail "a 120 KiB identifier was echoed ($(wc -c < err) bytes of stderr)"
     expect 2 "$L" info $'no\e]0;pwned\asuch.replay'
     grep -q $'\e' err && fail "a raw ESC byte in a path reached stderr"
-    contains err 'no\x1b]0;pwned\x07such.replay' ;;
+    contains err 'no\x1b]0;pwned\x07such.replay'
+    # Words CLI11 echoes (unknown subcommands and options) too.
+    expect 2 "$L" $'\e[2Jfrob'
+    grep -q $'\e' err && fail "a raw ESC byte in an argument reached stderr"
+    contains err "not recognised: '\x1b[2Jfrob'"
+    expect 2 "$L" info --$'\e[2J'
+    grep -q $'\e' err && fail "a raw ESC byte in an option reached stderr" ;;
   leftovers)
     # info describes snapshot files (dump, query, diff and view read them).
     expect 0 "$L" snapshot "$F" --tick 40 -o d.snap
