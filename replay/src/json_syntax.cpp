@@ -81,8 +81,9 @@ bool fits_unsigned(std::string_view digits, std::string_view max) {
   return digits.size() < max.size() || digits <= max;
 }
 
-// SAX handler: one key list per open object; a repeated key stops the parse, and so does a
-// value whose type is not the one the replay format has under that key.
+// SAX handler: one key list per open object; a repeated key stops the parse. The first value
+// whose type is not the one the replay format has under that key is remembered and reported
+// once the document parsed: a syntax error anywhere is reported first, as before.
 struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DuplicateKeys> {
   const rapidjson::StringStream* stream = nullptr;
   std::vector<std::vector<std::string>> open;
@@ -121,20 +122,22 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
     bool ok = node->kind == got;
     if (got == Kind::U64 && (node->kind == Kind::U32 || node->kind == Kind::U64))
       ok = fits_unsigned(number, node->kind == Kind::U32 ? "4294967295" : "18446744073709551615");
-    if (ok) return true;
+    if (ok || !wrong_type.empty()) return true;
     // A number is shown as written (cut): "-1", "4294967296".
     const std::string found = got == Kind::U64 ? std::string(number.substr(0, 32)) : std::string(describe(got));
     wrong_type = "\"" + where + "\" must be " + describe(node->kind) + ", found " + found;
     wrong_type_at = stream->Tell();
-    return false;
+    return true;
   }
   bool open_level(Kind kind) {
     const auto [node, where] = expected();
     if (node != nullptr && node->kind != kind) {
-      levels.push_back({});  // keeps check()'s view consistent; the parse stops anyway
-      wrong_type = "\"" + where + "\" must be " + describe(node->kind) + ", found " + describe(kind);
-      wrong_type_at = stream->Tell() == 0 ? 0 : stream->Tell() - 1;
-      return false;
+      if (wrong_type.empty()) {
+        wrong_type = "\"" + where + "\" must be " + describe(node->kind) + ", found " + describe(kind);
+        wrong_type_at = stream->Tell() == 0 ? 0 : stream->Tell() - 1;
+      }
+      levels.push_back({nullptr, where, {}, 0});  // its contents are not checked
+      return true;
     }
     levels.push_back({node, where, {}, 0});
     return true;
@@ -203,11 +206,11 @@ ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
     // Only whitespace may follow the document.
     std::size_t i = ss.Tell();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
-    if (i == text.size()) return ReplayStatus::Ok();
-    return refuse(i, "unexpected text after the end of the document");
+    if (i != text.size()) return refuse(i, "unexpected text after the end of the document");
+    if (!handler.wrong_type.empty()) return refuse(handler.wrong_type_at, handler.wrong_type);
+    return ReplayStatus::Ok();
   }
   if (!handler.duplicate.empty()) return refuse(handler.duplicate_end, "duplicate key \"" + handler.duplicate + "\"");
-  if (!handler.wrong_type.empty()) return refuse(handler.wrong_type_at, handler.wrong_type);
   if (!handler.non_integer.empty())
     return refuse(handler.non_integer_at,
                   "number " + handler.non_integer + " is not an integer (a replay holds integers only)");

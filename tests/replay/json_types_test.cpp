@@ -33,7 +33,7 @@ TEST(ReplayJson, WrongTypeNamesKeyLineAndColumn) {
   ReplayStatus st = decode_replay_json(R"({"lockstep_replay": {"config": {"players": "2"}}})", r, "w.json");
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code, ErrorCode::Corrupt);
-  EXPECT_EQ(st.message, R"(w.json: byte 46: JSON line 1:47: "lockstep_replay.config.players" must be an integer 0..4294967295, found a string)");
+  EXPECT_EQ(st.message, R"(w.json: byte 43: JSON line 1:44: "lockstep_replay.config.players" must be an integer 0..4294967295, found a string)");
   st = decode_replay_json("{\"lockstep_replay\":\n {\"complete\": 1}}", r, "b.json");
   EXPECT_EQ(st.message, R"(b.json: byte 34: JSON line 2:15: "lockstep_replay.complete" must be true or false, found 1)");
   st = decode_replay_json(R"({"lockstep_replay": {"config": {"params": [1, 4294967296]}}})", r, "p.json");
