@@ -31,7 +31,7 @@ int report_query_error(bool json, const std::string& query, const inspect::Query
   const std::string message = "query: column " + std::to_string(err.column + 1) + ": " + err.message;
   // The echo is a window of the text around the column, escaped: hostile text neither moves
   // the terminal nor floods it, and the caret still points at the column.
-  constexpr std::size_t kBefore = 40, kAfter = 40;
+  constexpr std::size_t kBefore = 80, kAfter = 80;  // a whole hand-written query fits
   const std::size_t at = std::min<std::size_t>(err.column, query.size());
   const std::size_t from = at > kBefore ? at - kBefore : 0;
   const std::string head = (from > 0 ? "..." : "") + inspect::printable_excerpt(std::string_view(query).substr(from, at - from), kBefore);
