@@ -151,7 +151,8 @@ ReplayStatus decode_replay_json(std::string_view text, Replay& out, std::string_
 // ---- files ------------------------------------------------------------------------------
 // Reads a binary or JSON replay (sniffed from the first byte: '{' or whitespace = JSON).
 ReplayStatus read_replay_file(const std::string& path, Replay& out);
-// Writes via a fresh PATH.XXXXXX.tmp + rename (hash::write_file_atomically), so an existing file is replaced only by a complete one.
+// Writes via a fresh PATH.XXXXXX.tmp + rename (hash::write_file_atomically), so an existing
+// file is replaced only by a complete one.
 // JSON when `json` is set.
 ReplayStatus write_replay_file(const std::string& path, const Replay& replay, bool json = false);
 bool looks_like_json(std::span<const std::byte> bytes) noexcept;
