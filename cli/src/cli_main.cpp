@@ -3,6 +3,8 @@
 // input or usage.
 #include "common.h"
 
+#include <lockstep/inspect/query.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -27,14 +29,16 @@ void refuse_negative_unsigned(CLI::App& app) {
 // recognise, so `lockstep frobnicate` said only "A subcommand is required" and a mistyped
 // `--tick 5` only "--ticks is required". The unrecognised words are named as well.
 std::string usage_message(const CLI::App* app, const CLI::Error& e) {
-  std::string msg = std::string(g_tool.name) + ": error: " + e.what();
+  // CLI11 quotes argv words: escaped and cut like every other echo (an ESC sequence given as
+  // an argument must not reach the terminal).
+  std::string msg = std::string(g_tool.name) + ": error: " + inspect::printable_excerpt(e.what(), 4096);
   std::vector<std::string> extra = app->remaining(true);
   if (!extra.empty() && e.get_name() != "ExtrasError") {
     const std::size_t before = msg.size();
     msg += " (not recognised:";
     const std::string said = std::string(" ") + e.what() + " ";
     for (const std::string& w : extra)
-      if (said.find(" " + w + " ") == std::string::npos) msg += " '" + w + "'";
+      if (said.find(" " + w + " ") == std::string::npos) msg += " '" + inspect::printable_excerpt(w, 64) + "'";
     if (msg.back() == ':') msg.resize(before);  // every word was already named
     else msg += ")";
   }

@@ -12,7 +12,7 @@ struct ConvertArgs {
 };
 
 int convert_cmd(const ConvertArgs& a) {
-  if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
+  if (int rc = check_output(a.out, a.json, {a.in}); rc != kExitOk) return rc;
   replay::Replay r;
   replay::ReplayStatus st = replay::read_replay_file(a.in, r);
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);

@@ -23,6 +23,8 @@ struct DiffArgs {
 };
 
 int diff_cmd(const DiffArgs& a) {
+  if (!a.svg.empty())
+    if (int rc = check_output(a.svg, a.json, {a.a, a.b}); rc != kExitOk) return rc;
   StateSource sa, sb;
   if (a.b.empty()) {
     // One argument: a bundle's two sides.

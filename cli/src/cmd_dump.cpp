@@ -25,7 +25,9 @@ struct DumpArgs {
   inspect::DumpFilter filter;
   bool no_resources = false;
   std::string svg;
-  std::string where;
+  // Given or not, not empty or not: `--where ""` is an empty condition (an error, as "   " is),
+  // never "no filter".
+  std::optional<std::string> where;
 };
 
 int dump_cmd(DumpArgs& a) {
@@ -35,14 +37,16 @@ int dump_cmd(DumpArgs& a) {
     if (!inspect::parse_entity(e, s, g, hg))
       return report_error(a.json, kExitBadInput, "--entity '" + e + "': expected SLOT or SLOT:GEN");
   }
+  if (!a.svg.empty())
+    if (int rc = check_output(a.svg, a.json, {a.source}); rc != kExitOk) return rc;
   StateSource src;
   if (int rc = load_state_source(a.source, a.tick, a.side, a.json, src); rc != kExitOk) return rc;
   a.filter.resources = !a.no_resources;
-  if (!a.where.empty()) {
+  if (a.where) {
     // The query language's condition (docs/query.md): evaluated once, then a slot filter.
     inspect::CompiledQuery q;
     inspect::QueryError err;
-    if (!inspect::compile_where(a.where, src.state, q, err)) return report_query_error(a.json, a.where, err);
+    if (!inspect::compile_where(*a.where, src.state, q, err)) return report_query_error(a.json, *a.where, err);
     const inspect::QueryResult r = inspect::run_query(q, src.state);
     a.filter.where = true;
     for (const inspect::QueryRow& row : r.rows) a.filter.where_slots.push_back(row.slot);

@@ -1,7 +1,11 @@
-// lockstep info REPLAY — describe a replay file without running it.
+// lockstep info FILE — describe a replay file, a desync bundle or a snapshot file without
+// running anything.
 #include "common.h"
 
 #include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/state.h>
+
+#include <cstring>
 
 #include <sys/stat.h>
 
@@ -71,15 +75,51 @@ int systems_cmd(const InfoArgs& a) {
 }
 
 // Peeks at regular files only: a pipe's first bytes would be gone for the replay reader.
-bool is_bundle_file(const std::string& path) {
+enum class FileKind { Other, Bundle, Snapshot };
+FileKind peek_kind(const std::string& path) {
   struct stat sb {};
-  if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return false;
+  if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return FileKind::Other;
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  if (f == nullptr) return FileKind::Other;
   std::byte head[16] = {};
   const std::size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
-  return inspect::looks_like_bundle(std::span<const std::byte>(head, n));
+  if (inspect::looks_like_bundle(std::span<const std::byte>(head, n))) return FileKind::Bundle;
+  // The snapshot magic follows one leading byte (docs/hashing.md, "Snapshot files").
+  if (n >= 9 && std::memcmp(head + 1, kSnapshotFileMagic, 8) == 0) return FileKind::Snapshot;
+  return FileKind::Other;
+}
+
+int snapshot_info(const InfoArgs& a) {
+  inspect::State s;
+  const FileStatus st = inspect::read_state_file(a.replay, s);
+  if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
+  std::vector<std::string> components, resources;
+  for (const inspect::Type& t : s.components) components.push_back(t.name);
+  for (const inspect::Type& t : s.resources) resources.push_back(t.name);
+  std::uint64_t archetypes_in_use = 0;
+  for (const inspect::Archetype& at : s.archetypes) archetypes_in_use += at.slots.empty() ? 0 : 1;
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("snapshot", a.replay).field("format_version", std::uint64_t{kSnapshotFileVersion})
+        .field("tick", s.tick).field("entities", s.live_entities()).field("slots", std::uint64_t{s.slot_count()})
+        .field("archetypes", std::uint64_t{s.archetypes.size()}).field("archetypes_in_use", archetypes_in_use);
+    j.begin_array("components");
+    for (const std::string& c : components) j.value(c);
+    j.end_array().begin_array("resources");
+    for (const std::string& r : resources) j.value(r);
+    j.end_array().end();
+    std::printf("%s\n", j.str().c_str());
+    return kExitOk;
+  }
+  std::printf("snapshot      %s (format v%u)\n", a.replay.c_str(), kSnapshotFileVersion);
+  std::printf("tick          %llu\n", static_cast<unsigned long long>(s.tick));
+  std::printf("entities      %llu live (%u slots)\n", static_cast<unsigned long long>(s.live_entities()), s.slot_count());
+  std::printf("archetypes    %zu (%llu holding entities)\n", s.archetypes.size(),
+              static_cast<unsigned long long>(archetypes_in_use));
+  std::printf("components    %s\n", components.empty() ? "-" : join(components).c_str());
+  std::printf("resources     %s\n", resources.empty() ? "-" : join(resources).c_str());
+  return kExitOk;
 }
 
 int bundle_info(const InfoArgs& a) {
@@ -107,6 +147,10 @@ int bundle_info(const InfoArgs& a) {
 
 int info_cmd(const InfoArgs& a) {
   if (a.systems) return systems_cmd(a);
+  if (a.sims && !a.replay.empty())
+    return report_error(a.json, kExitBadInput,
+                        "info --sims lists the sims of this build and takes no file (got '" + a.replay +
+                            "'); drop --sims to describe the file");
   if (a.sims || a.replay.empty()) {
     if (a.json) {
       Json j;
@@ -124,7 +168,11 @@ int info_cmd(const InfoArgs& a) {
   }
   if (a.replay != kEmbedded) {
     // A desync bundle: what it holds (sides, hashes, facts) and the report of the gate that wrote it.
-    if (is_bundle_file(a.replay)) return bundle_info(a);
+    switch (peek_kind(a.replay)) {
+      case FileKind::Bundle: return bundle_info(a);
+      case FileKind::Snapshot: return snapshot_info(a);
+      case FileKind::Other: break;
+    }
   }
   replay::Replay r;
   std::string name = a.replay;
@@ -194,9 +242,9 @@ int info_cmd(const InfoArgs& a) {
 
 Command add_info(CLI::App& root) {
   auto a = std::make_shared<InfoArgs>();
-  CLI::App* app = root.add_subcommand("info", "Describe a replay file (header, ticks, hashes, checkpoints) or a desync bundle, or list sims");
+  CLI::App* app = root.add_subcommand("info", "Describe a replay file (header, ticks, hashes, checkpoints), a desync bundle or a snapshot file, or list sims");
   app->add_option("replay", a->replay,
-                  "Replay file ('<embedded>' for the built-in default) or desync bundle; omitted: list sims");
+                  "Replay file ('<embedded>' for the built-in default), desync bundle or snapshot file; omitted: list sims");
   app->add_flag("--sims", a->sims, "List the sims this build knows");
   app->add_flag("--systems", a->systems,
                 "Print the system schedule of a sim (name or replay file) with declared access and conflicts");
@@ -206,6 +254,7 @@ Command add_info(CLI::App& root) {
               "  lockstep info --sims\n"
               "  lockstep info --systems skirmish\n"
               "  lockstep info --json my.replay.partial\n"
+              "  lockstep info state.snap\n"
               "Exit codes: 0 ok (warnings for truncated files go to stderr), 2 unreadable file.");
   return {app, [a] { return info_cmd(*a); }};
 }

@@ -57,6 +57,8 @@ int netsim_cmd(const NetsimArgs& a) {
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   if (!a.trace_out.empty())
     if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
+  if (!a.bundle_dir.empty())
+    if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
   const replay::Sim* sim = find_sim_or_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "rollback_cli.h"
 
+#include <lockstep/hash/durable_file.h>
 #include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
 #include <lockstep/rollback/session.h>
@@ -116,6 +117,10 @@ int peer_cmd(const PeerArgs& given) {
   if (sim == nullptr)
     return report_error(given.json, kExitBadInput, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
   PeerArgs a = given;
+  if (!a.record.empty())
+    if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
+  if (!a.bundle_dir.empty())
+    if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
   if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
   std::vector<std::string> addresses = a.peers;
   if (!a.rendezvous.empty()) {
@@ -193,13 +198,11 @@ int peer_cmd(const PeerArgs& given) {
     // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
     const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
     {
-      std::FILE* f = std::fopen((mine + ".tmp").c_str(), "w");
-      if (f == nullptr) return report_error(a.json, kExitBadInput, "cannot write " + mine + ".tmp");
-      std::fprintf(f, "%s\n", udp.local_address().c_str());
-      if (exchange) std::fprintf(f, "exchange %s\n", xudp.local_address().c_str());
-      std::fclose(f);
-      if (std::rename((mine + ".tmp").c_str(), mine.c_str()) != 0)
-        return report_error(a.json, kExitBadInput, "cannot rename to " + mine);
+      std::string text = udp.local_address() + "\n";
+      if (exchange) text += "exchange " + xudp.local_address() + "\n";
+      hash::WriteFailure failure;
+      if (!hash::write_file_atomically(mine, text.data(), text.size(), failure))
+        return report_error(a.json, kExitBadInput, "rendezvous: " + failure.failed_path + ": " + failure.what);
     }
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
     for (std::uint32_t q = 0; q < peers; ++q) {

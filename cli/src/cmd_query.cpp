@@ -29,12 +29,20 @@ struct QueryArgs {
 
 int report_query_error(bool json, const std::string& query, const inspect::QueryError& err) {
   const std::string message = "query: column " + std::to_string(err.column + 1) + ": " + err.message;
-  std::fprintf(stderr, "lockstep: error: %s\n  %s\n  %s^\n", message.c_str(), query.c_str(),
-               std::string(err.column, ' ').c_str());
+  // The echo is a window of the text around the column, escaped: hostile text neither moves
+  // the terminal nor floods it, and the caret still points at the column.
+  constexpr std::size_t kBefore = 80, kAfter = 80;  // a whole hand-written query fits
+  const std::size_t at = std::min<std::size_t>(err.column, query.size());
+  const std::size_t from = at > kBefore ? at - kBefore : 0;
+  const std::string head = (from > 0 ? "..." : "") + inspect::printable_excerpt(std::string_view(query).substr(from, at - from), kBefore);
+  std::string tail = inspect::printable_excerpt(std::string_view(query).substr(at), kAfter);
+  if (query.size() - at > kAfter) tail = tail.substr(0, tail.find("...(")) + "...";
+  std::fprintf(stderr, "lockstep: error: %s\n  %s%s\n  %s^\n", message.c_str(), head.c_str(), tail.c_str(),
+               std::string(head.size(), ' ').c_str());
   if (json) {
     Json j;
     j.begin().field("ok", false).field("exit", int{kExitBadInput}).field("error", message);
-    j.field("column", std::uint64_t{err.column} + 1).field("query", query).end();
+    j.field("column", std::uint64_t{err.column} + 1).field("query", inspect::printable_excerpt(query, 4096)).end();
     std::printf("%s\n", j.str().c_str());
   }
   return kExitBadInput;

@@ -19,7 +19,7 @@ struct RunArgs {
 
 int run_cmd(const RunArgs& a) {
   if (!a.trace_out.empty())
-    if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
+    if (int rc = check_output(a.trace_out, a.json, {a.replay}); rc != kExitOk) return rc;
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;

@@ -22,7 +22,7 @@ int snapshot_cmd(const SnapshotArgs& a) {
   if (a.out.empty() == a.check.empty())
     return report_error(a.json, kExitBadInput, "snapshot: give exactly one of -o FILE or --check FILE");
   if (!a.out.empty())
-    if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
+    if (int rc = check_output(a.out, a.json, {a.replay}); rc != kExitOk) return rc;
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (a.tick > loaded.replay.frame_count())

@@ -77,6 +77,8 @@ int synctest_cmd(const SyncArgs& a) {
     return report_error(a.json, kExitBadInput, "synctest: give either a REPLAY file or --sim NAME (with --bot/--ticks)");
   if (a.distance == 0 || a.distance > rollback::kMaxPredictionWindow)
     return report_error(a.json, kExitBadInput, "synctest: --check-distance must be 1..64");
+  if (!a.bundle_dir.empty())
+    if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
   rollback::SyncTestResult r;
   std::string name;
   const replay::Sim* sim = nullptr;
@@ -152,7 +154,7 @@ Command add_synctest(CLI::App& root) {
   CLI::App* app = root.add_subcommand("synctest", "Roll back and resimulate every tick; fail on any hash difference");
   app->add_option("replay", a->replay, "Replay file whose inputs drive the test");
   app->add_option("--sim", a->sim, "Sim name: drive it with its bots instead of a replay");
-  app->add_option("--bot", a->bot, "Bot seed (with --sim)")->each([a](const std::string&) { a->bot_given = true; });
+  app->add_option("--bot", a->bot, "Bot seed (with --sim; default 1, as for record; the report names it)")->each([a](const std::string&) { a->bot_given = true; });
   app->add_option("--ticks", a->ticks, "Ticks to test (with --sim)")->capture_default_str()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{100000000}));
   app->add_option("--players", a->players, "Player count (with --sim)")->capture_default_str();

@@ -40,8 +40,11 @@ int write_text(const std::string& path, const std::string& text, std::string& er
 }
 
 int trace_cmd(const TraceArgs& a) {
+  // Without -o the trace itself is stdout; a JSON summary after it would corrupt both.
+  if (a.json && a.out == "-")
+    return report_error(a.json, kExitBadInput, "trace: --json summarises a written trace file: give -o FILE");
   if (a.out != "-")
-    if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
+    if (int rc = check_output(a.out, a.json, {a.replay}); rc != kExitOk) return rc;
   Loaded loaded;
   std::string text;
   std::uint64_t lines = 0;

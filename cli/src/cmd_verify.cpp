@@ -31,6 +31,8 @@ struct VerifyArgs {
 };
 
 int verify_cmd(const VerifyArgs& a) {
+  if (!a.bundle_dir.empty())
+    if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
   if (!a.against.empty()) {
     if (a.per_system)
       return report_error(a.json, kExitBadInput, "verify: --per-system runs one recording's inputs; it does not combine with --against");

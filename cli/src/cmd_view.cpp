@@ -80,7 +80,7 @@ std::vector<std::string> page_candidates(const std::string& explicit_path) {
 }
 
 int view_cmd(const ViewArgs& a) {
-  if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
+  if (int rc = check_output(a.out, a.json, {a.file}); rc != kExitOk) return rc;
   // The page template first: without it there is nothing to fill in.
   std::string template_path;
   const std::vector<std::string> candidates = page_candidates(a.page);

@@ -83,6 +83,12 @@ bool stderr_is_tty() noexcept;
 // kExitOk when `path` can be written (hash::inspect_destination); otherwise prints why and
 // returns kExitBadInput. Called before any work is done for that output.
 int check_output(const std::string& path, bool json);
+// The same, and refuses (exit 2) a `path` that is the same file as one of `inputs` (device +
+// inode: `trace in.replay -o in.replay` must not destroy the recording).
+int check_output(const std::string& path, bool json, const std::vector<std::string>& inputs);
+// --bundle-dir / --out-dir: created when missing (with its parents); kExitBadInput with the
+// reason when it cannot be, or is not a directory. Called before any work.
+int check_output_dir(const std::string& option, const std::string& dir, bool json);
 // Flushes stdout; on a write error (ENOSPC, EPIPE, /dev/full) prints strerror and turns an
 // exit 0 into 2. lockstep::cli::main returns through it.
 int finish_stdout(int rc);

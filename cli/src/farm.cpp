@@ -307,6 +307,8 @@ int run_farm(const std::string& command, const std::vector<std::string>& inputs,
       return kExitBadInput;
     }
   }
+  if (!options.junit.empty())
+    if (int rc = check_output(options.junit, false, all); rc != kExitOk) return rc;
   const std::vector<std::string> mine = shard_of(all, shard, shards);
   std::vector<FarmTask> tasks;
   tasks.reserve(mine.size());
@@ -328,6 +330,9 @@ int run_farm(const std::string& command, const std::vector<std::string>& inputs,
   bool ran = false;
 #if LOCKSTEP_FARM_SPAWN
   ran = run_children(tasks, options.jobs, results, print_ready);
+#else
+  // Without child processes (Windows, wasm) in-process tasks print as they run; nothing to reorder.
+  (void)print_ready;
 #endif
   if (!ran) {
     if (options.jobs > 1)

@@ -9,14 +9,28 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace lockstep::cli {
 
-int check_output(const std::string& path, bool json) {
+int check_output(const std::string& path, bool json) { return check_output(path, json, {}); }
+
+int check_output(const std::string& path, bool json, const std::vector<std::string>& inputs) {
   hash::Destination dest;
   std::string error;
-  if (hash::inspect_destination(path, dest, error)) return kExitOk;
+  if (hash::inspect_destination(path, dest, error) && hash::destination_is_not_an_input(path, inputs, error))
+    return kExitOk;
   return report_error(json, kExitBadInput, (path.empty() ? std::string("-o ''") : path) + ": " + error);
+}
+
+int check_output_dir(const std::string& option, const std::string& dir, bool json) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec && !fs::is_directory(dir, ec)) ec = std::make_error_code(std::errc::not_a_directory);
+  if (!ec) return kExitOk;
+  return report_error(json, kExitBadInput, option + " " + dir + ": " + ec.message());
 }
 
 int finish_stdout(int rc) {

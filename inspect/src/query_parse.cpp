@@ -24,6 +24,9 @@ bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
+// Token text echoed in a message: escaped and cut (printable_excerpt).
+std::string shown(std::string_view t) { return printable_excerpt(t, 64); }
+
 // Keywords are lowercase and case-sensitive: `Order` is the skirmish's component, `order` the clause.
 bool iequals(std::string_view a, std::string_view b) { return a == b; }
 
@@ -42,9 +45,9 @@ class Parser {
       for (;;) {
         if (tok_.kind != Tok::Word || is_keyword(tok_.text)) return fail(tok_.column, "expected a component name");
         const std::int32_t id = state_.component_id(tok_.text);
-        if (id < 0) return fail(tok_.column, "no component named '" + std::string(tok_.text) + "'" + known_components());
+        if (id < 0) return fail(tok_.column, "no component named '" + shown(tok_.text) + "'" + known_components());
         if (std::find(q_.components.begin(), q_.components.end(), static_cast<std::uint32_t>(id)) != q_.components.end())
-          return fail(tok_.column, "component '" + std::string(tok_.text) + "' listed twice");
+          return fail(tok_.column, "component '" + shown(tok_.text) + "' listed twice");
         q_.components.push_back(static_cast<std::uint32_t>(id));
         if (!next()) return false;
         if (!punct(",")) break;
@@ -79,7 +82,7 @@ class Parser {
       if (!count_value(q_.limit)) return false;
     }
     if (tok_.kind != Tok::End)
-      return fail(tok_.column, "unexpected '" + std::string(tok_.text) +
+      return fail(tok_.column, "unexpected '" + shown(tok_.text) +
                                    "': expected ',', 'where', 'order by', 'skip', 'limit' or the end of the query");
     return true;
   }
@@ -87,7 +90,7 @@ class Parser {
   bool where_only() {
     if (!next()) return false;
     if (!expr(q_.where)) return false;
-    if (tok_.kind != Tok::End) return fail(tok_.column, "unexpected '" + std::string(tok_.text) + "' after the expression");
+    if (tok_.kind != Tok::End) return fail(tok_.column, "unexpected '" + shown(tok_.text) + "' after the expression");
     return true;
   }
 
@@ -144,7 +147,7 @@ class Parser {
       ++pos_;
       tok_.kind = Tok::Punct;
     } else {
-      return fail(tok_.column, std::string("unexpected character '") + c + "'");
+      return fail(tok_.column, "unexpected character '" + shown(std::string_view(&s_[pos_], 1)) + "'");
     }
     tok_.text = s_.substr(start, pos_ - start);
     return true;
@@ -179,7 +182,7 @@ class Parser {
     if (tok_.kind != Tok::Number) return fail(tok_.column, "expected a non-negative integer");
     std::uint64_t v = 0;
     for (char c : tok_.text) {
-      if (!digit(c)) return fail(tok_.column, "expected a non-negative integer, got '" + std::string(tok_.text) + "'");
+      if (!digit(c)) return fail(tok_.column, "expected a non-negative integer, got '" + shown(tok_.text) + "'");
       if (v > (~std::uint64_t{0} - 9) / 10) return fail(tok_.column, "number too large");
       v = v * 10 + static_cast<std::uint64_t>(c - '0');
     }
@@ -202,8 +205,8 @@ class Parser {
     if (id < 0) {
       const std::size_t n = t.find('.');
       if (n == std::string_view::npos)
-        return fail(tok_.column, "expected Component.field, got '" + std::string(t) + "'");
-      return fail(tok_.column, "no component named '" + std::string(t.substr(0, n)) + "'" + known_components());
+        return fail(tok_.column, "expected Component.field, got '" + shown(t) + "'");
+      return fail(tok_.column, "no component named '" + shown(t.substr(0, n)) + "'" + known_components());
     }
     PredicateError perr;
     const Status s = resolve_field(q_.schema->types[static_cast<std::size_t>(id)], t.substr(dot + 1), out, &perr);
@@ -241,6 +244,14 @@ class Parser {
     return true;
   }
   bool unary(Predicate& out) {
+    if ((keyword("not") || punct("(")) && depth_ == kMaxQueryDepth)
+      return fail(tok_.column, "nested deeper than " + std::to_string(kMaxQueryDepth) + " levels of 'not' and parentheses");
+    ++depth_;
+    const bool ok = unary_nested(out);
+    --depth_;
+    return ok;
+  }
+  bool unary_nested(Predicate& out) {
     if (keyword("not")) {
       const std::uint32_t col = tok_.column;
       if (!next()) return false;
@@ -267,10 +278,10 @@ class Parser {
     const std::string_view path_text = tok_.text;
     if (!path(f)) return false;
     if (!f.scalar())
-      return fail(path_col, "'" + std::string(path_text) + "' has " + std::to_string(f.elements) +
+      return fail(path_col, "'" + shown(path_text) + "' has " + std::to_string(f.elements) +
                                 " elements: compare one of them ([i], or .x/.y/.z for a vector), or use inside/within");
     if (tok_.kind != Tok::Op)
-      return fail(tok_.column, "expected a comparison operator (== != < <= > >=) after '" + std::string(path_text) + "'");
+      return fail(tok_.column, "expected a comparison operator (== != < <= > >=) after '" + shown(path_text) + "'");
     CompareOp op;
     const std::string_view o = tok_.text;
     if (o == "==" || o == "=") op = CompareOp::Eq;
@@ -279,10 +290,10 @@ class Parser {
     else if (o == "<=") op = CompareOp::Le;
     else if (o == ">") op = CompareOp::Gt;
     else if (o == ">=") op = CompareOp::Ge;
-    else return fail(tok_.column, "unknown operator '" + std::string(o) + "'");
+    else return fail(tok_.column, "unknown operator '" + shown(o) + "'");
     if (!next()) return false;
     if (tok_.kind != Tok::Number && tok_.kind != Tok::Word)
-      return fail(tok_.column, "expected a value after '" + std::string(o) + "'");
+      return fail(tok_.column, "expected a value after '" + shown(o) + "'");
     PredicateLiteral lit;
     PredicateError perr;
     if (!parse_literal(f, tok_.text, lit, &perr).ok()) return fail(tok_.column + perr.column, perr.message);
@@ -309,7 +320,7 @@ class Parser {
       return fail(tok_.column, "expected a decimal number within the fixed range");
     if (exact) return true;
     if (round == 0)
-      return fail(tok_.column, "'" + std::string(tok_.text) +
+      return fail(tok_.column, "'" + shown(tok_.text) +
                                    "' is not a multiple of 1/65536: within() needs exactly representable centre and radius");
     if (round < 0) {
       if (raw == INT64_MAX) return fail(tok_.column, "lower bound above the fixed range");
@@ -357,6 +368,7 @@ class Parser {
   std::size_t pos_ = 0;
   Token tok_;
   bool failed_ = false;
+  std::uint32_t depth_ = 0;  // `not` / `(` levels open (kMaxQueryDepth)
 };
 
 std::unique_ptr<QuerySchema> make_schema(const State& state) {
@@ -375,6 +387,26 @@ std::unique_ptr<QuerySchema> make_schema(const State& state) {
 }
 
 }  // namespace
+
+std::string printable_excerpt(std::string_view text, std::size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  const std::size_t n = std::min(text.size(), max_bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  if (text.size() > n) out += "...(" + std::to_string(text.size() - n) + " more bytes)";
+  return out;
+}
 
 bool compile_query(std::string_view text, const State& state, CompiledQuery& out, QueryError& err) {
   CompiledQuery q;

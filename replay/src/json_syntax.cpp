@@ -34,7 +34,56 @@ LineColumn line_column(std::string_view text, std::size_t offset) {
   return lc;
 }
 
-// SAX handler: one key list per open object; a repeated key stops the parse.
+// The JSON replay's shape (replay_json.cpp's JsonReplay), checked before cereal reads it: a
+// value of the wrong type made cereal stop with "rapidjson internal assertion failure" at byte
+// 0, naming neither the key nor the place. Unknown keys are not checked (cereal ignores them).
+enum class Kind { Object, Array, String, Bool, U32, U64, Null };
+struct Node {
+  Kind kind;
+  const Node* element = nullptr;  // arrays
+  std::vector<std::pair<std::string_view, const Node*>> members{};  // objects
+};
+const Node kString{Kind::String}, kBool{Kind::Bool}, kU32{Kind::U32}, kU64{Kind::U64};
+const Node kStrings{Kind::Array, &kString}, kU32s{Kind::Array, &kU32};
+const Node kConfig{Kind::Object, nullptr, {{"players", &kU32}, {"units", &kU32}, {"seed", &kU64}, {"params", &kU32s}}};
+const Node kHash{Kind::Object, nullptr,
+                 {{"tick", &kU64}, {"total", &kString}, {"entities", &kString}, {"archetypes", &kString},
+                  {"resources", &kString}, {"components", &kStrings}}};
+const Node kHashes{Kind::Array, &kHash};
+const Node kCheckpoint{Kind::Object, nullptr, {{"tick", &kU64}, {"snapshot", &kString}}};
+const Node kCheckpoints{Kind::Array, &kCheckpoint};
+const Node kReplay{Kind::Object, nullptr,
+                   {{"format_version", &kU32}, {"sim", &kString}, {"sim_version", &kU32}, {"input_schema", &kString},
+                    {"input_size", &kU32}, {"config", &kConfig}, {"block_ticks", &kU32}, {"hashes", &kBool},
+                    {"component_hashes", &kBool}, {"checkpoint_interval", &kU32}, {"components", &kStrings},
+                    {"complete", &kBool}, {"frames", &kStrings}, {"tick_hashes", &kHashes},
+                    {"checkpoints", &kCheckpoints}}};
+const Node kDocument{Kind::Object, nullptr, {{"lockstep_replay", &kReplay}}};
+
+const char* describe(Kind k) {
+  switch (k) {
+    case Kind::Object: return "an object";
+    case Kind::Array: return "an array";
+    case Kind::String: return "a string";
+    case Kind::Bool: return "true or false";
+    case Kind::U32: return "an integer 0..4294967295";
+    case Kind::U64: return "an integer 0..18446744073709551615";
+    case Kind::Null: return "null";
+  }
+  return "?";
+}
+
+// Digits only, no sign, and not above `max` (compared as text: no conversion to overflow).
+bool fits_unsigned(std::string_view digits, std::string_view max) {
+  if (digits.empty() || digits.size() > max.size()) return false;
+  for (char c : digits)
+    if (c < '0' || c > '9') return false;
+  return digits.size() < max.size() || digits <= max;
+}
+
+// SAX handler: one key list per open object; a repeated key stops the parse. The first value
+// whose type is not the one the replay format has under that key is remembered and reported
+// once the document parsed: a syntax error anywhere is reported first, as before.
 struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DuplicateKeys> {
   const rapidjson::StringStream* stream = nullptr;
   std::vector<std::vector<std::string>> open;
@@ -42,13 +91,70 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
   std::size_t duplicate_end = 0;  // offset just after the repeated key
   std::string non_integer;
   std::size_t non_integer_at = 0;  // offset of the number's first byte
+  struct Level {
+    const Node* node = nullptr;  // nullptr: not part of the format (not checked)
+    std::string path;            // "lockstep_replay.config" (for messages)
+    std::string key;             // objects: the key just read
+    std::uint64_t index = 0;     // arrays: the next element's index
+  };
+  std::vector<Level> levels;
+  std::string wrong_type;
+  std::size_t wrong_type_at = 0;
+
+  // The schema node and path of the value about to be read.
+  std::pair<const Node*, std::string> expected() {
+    if (levels.empty()) return {&kDocument, std::string()};
+    Level& l = levels.back();
+    std::string where = l.path.empty() ? std::string() : l.path + (l.node != nullptr && l.node->kind == Kind::Array ? "" : ".");
+    if (l.node != nullptr && l.node->kind == Kind::Array) {
+      where += "[" + std::to_string(l.index++) + "]";
+      return {l.node->element, where};
+    }
+    where += l.key;
+    if (l.node != nullptr)
+      for (const auto& [k, n] : l.node->members)
+        if (k == l.key) return {n, where};
+    return {nullptr, where};
+  }
+  bool check(Kind got, std::string_view number = {}) {
+    const auto [node, where] = expected();
+    if (node == nullptr) return true;
+    bool ok = node->kind == got;
+    if (got == Kind::U64 && (node->kind == Kind::U32 || node->kind == Kind::U64))
+      ok = fits_unsigned(number, node->kind == Kind::U32 ? "4294967295" : "18446744073709551615");
+    if (ok || !wrong_type.empty()) return true;
+    // A number is shown as written (cut): "-1", "4294967296".
+    const std::string found = got == Kind::U64 ? std::string(number.substr(0, 32)) : std::string(describe(got));
+    wrong_type = "\"" + where + "\" must be " + describe(node->kind) + ", found " + found;
+    wrong_type_at = stream->Tell();
+    return true;
+  }
+  bool open_level(Kind kind) {
+    const auto [node, where] = expected();
+    if (node != nullptr && node->kind != kind) {
+      if (wrong_type.empty()) {
+        wrong_type = "\"" + where + "\" must be " + describe(node->kind) + ", found " + describe(kind);
+        wrong_type_at = stream->Tell() == 0 ? 0 : stream->Tell() - 1;
+      }
+      levels.push_back({nullptr, where, {}, 0});  // its contents are not checked
+      return true;
+    }
+    levels.push_back({node, where, {}, 0});
+    return true;
+  }
 
   bool StartObject() {
     open.emplace_back();
-    return true;
+    return open_level(Kind::Object);
   }
   bool EndObject(rapidjson::SizeType) {
     open.pop_back();
+    levels.pop_back();
+    return true;
+  }
+  bool StartArray() { return open_level(Kind::Array); }
+  bool EndArray(rapidjson::SizeType) {
+    levels.pop_back();
     return true;
   }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
@@ -62,6 +168,7 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
       }
     }
     keys.push_back(k);
+    levels.back().key = k;
     return true;
   }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
@@ -72,8 +179,11 @@ struct DuplicateKeys : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Duplicate
         return false;
       }
     }
-    return true;
+    return check(Kind::U64, std::string_view(s, n));
   }
+  bool String(const char*, rapidjson::SizeType, bool) { return check(Kind::String); }
+  bool Bool(bool) { return check(Kind::Bool); }
+  bool Null() { return check(Kind::Null); }
   bool Default() { return true; }
 };
 
@@ -96,8 +206,9 @@ ReplayStatus check_json_syntax(std::string_view text, std::string_view name) {
     // Only whitespace may follow the document.
     std::size_t i = ss.Tell();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
-    if (i == text.size()) return ReplayStatus::Ok();
-    return refuse(i, "unexpected text after the end of the document");
+    if (i != text.size()) return refuse(i, "unexpected text after the end of the document");
+    if (!handler.wrong_type.empty()) return refuse(handler.wrong_type_at, handler.wrong_type);
+    return ReplayStatus::Ok();
   }
   if (!handler.duplicate.empty()) return refuse(handler.duplicate_end, "duplicate key \"" + handler.duplicate + "\"");
   if (!handler.non_integer.empty())

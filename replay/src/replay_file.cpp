@@ -664,6 +664,10 @@ ReplayStatus check_replay_sim(const Replay& r, const Sim& sim, std::string_view 
 // ---- files -------------------------------------------------------------------------------
 
 bool looks_like_json(std::span<const std::byte> bytes) noexcept {
+  // Editors on Windows save UTF-8 with a byte order mark; it is not part of the JSON.
+  if (bytes.size() >= 3 && std::to_integer<unsigned char>(bytes[0]) == 0xEF &&
+      std::to_integer<unsigned char>(bytes[1]) == 0xBB && std::to_integer<unsigned char>(bytes[2]) == 0xBF)
+    bytes = bytes.subspan(3);
   for (std::byte b : bytes) {
     const auto c = std::to_integer<unsigned char>(b);
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
@@ -681,6 +685,9 @@ ReplayStatus read_replay_file(const std::string& path, Replay& out) {
   // Binary replays start with the magic, JSON ones with '{' after optional whitespace.
   const auto sniff = [](std::span<const std::byte> head) -> std::string {
     std::size_t i = 0;
+    if (head.size() >= 3 && std::to_integer<unsigned char>(head[0]) == 0xEF &&
+        std::to_integer<unsigned char>(head[1]) == 0xBB && std::to_integer<unsigned char>(head[2]) == 0xBF)
+      i = 3;  // a UTF-8 byte order mark before JSON
     while (i < head.size()) {
       const auto c = std::to_integer<unsigned char>(head[i]);
       if (c != ' ' && c != '\t' && c != '\r' && c != '\n') break;
@@ -750,15 +757,21 @@ ReplayStatus ReplayRecorder::open(const std::string& path, const ReplayHeader& h
   if (!hash::inspect_destination(path, dest, error)) return fail(ErrorCode::IoError, path, 0, error);
   direct_ = dest.direct;
   path_ = dest.path;
-  partial_ = direct_ ? dest.path : dest.path + ".partial";
   header_ = header;
   pending_ = Replay{};
   pending_.header = header;
   frames_ = pair_start_ = written_ = last_total_ = hashes_ = 0;
   hash0_written_ = false;
-  errno = 0;
-  file_ = std::fopen(partial_.c_str(), "wb");
-  if (file_ == nullptr) return fail(ErrorCode::IoError, partial_, 0, hash::with_errno("cannot open for writing"));
+  if (direct_) {
+    partial_ = dest.path;
+    file_ = hash::open_direct_for_writing(partial_, error);
+  } else {
+    // FILE.partial when free; anything already there (an earlier crash's recording, or a
+    // planted symlink) is left alone and a FILE.XXXXXX.partial is created instead.
+    file_ = hash::create_file_beside(dest.path, ".partial", /*try_plain_first=*/true, partial_, error);
+    if (file_ == nullptr) partial_ = dest.path + ".partial";
+  }
+  if (file_ == nullptr) return fail(ErrorCode::IoError, partial_, 0, error);
   std::vector<std::byte> bytes;
   append_preamble(bytes);
   append_head(bytes, header_);

@@ -189,6 +189,14 @@ ReplayStatus encode_replay_json(const Replay& r, std::string& out) {
 
 ReplayStatus decode_replay_json(std::string_view text, Replay& out, std::string_view name) {
   out = Replay{};
+  // A UTF-8 byte order mark is read as three spaces: byte offsets and columns in messages
+  // stay those of the file.
+  std::string without_bom;
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
+    without_bom = "   ";
+    without_bom.append(text.substr(3));
+    text = without_bom;
+  }
   if (text.size() > (512u << 20)) return fail(ErrorCode::Corrupt, name, 0, "JSON replay larger than 512 MiB");
   if (!nesting_ok(text, 16)) return fail(ErrorCode::Corrupt, name, 0, "JSON nested deeper than 16 levels");
   if (ReplayStatus syntax = check_json_syntax(text, name); !syntax.ok()) return syntax;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace replay_test {
 namespace {
@@ -127,6 +128,26 @@ TEST(ReplayFile, KilledRecorderLeavesALoadablePartialFile) {
   const Replay full = record_memory(counter_test::counter_sim(), counter_config(), o);
   EXPECT_TRUE(std::equal(r.inputs.begin(), r.inputs.end(), full.inputs.begin()));
   std::filesystem::remove(path + ".partial");
+}
+
+TEST(ReplayFile, RecorderNeverWritesThroughAPlantedPartialName) {
+  // A symlink planted at PATH.partial (or a crashed recording's file) is left alone: the
+  // recorder writes PATH.XXXXXX.partial and still renames it to PATH on close().
+  const std::string path = temp_path("planted.replay");
+  const std::string victim = temp_path("planted-victim");
+  { std::ofstream(victim) << "precious"; }
+  std::filesystem::remove(path + ".partial");
+  std::filesystem::create_symlink(victim, path + ".partial");
+  ASSERT_TRUE(record_file(path, counter_test::counter_sim(), counter_config(), kSmall).ok());
+  EXPECT_EQ(read_bytes(victim), (std::vector<std::byte>{std::byte{'p'}, std::byte{'r'}, std::byte{'e'}, std::byte{'c'},
+                                                         std::byte{'i'}, std::byte{'o'}, std::byte{'u'}, std::byte{'s'}}));
+  EXPECT_TRUE(std::filesystem::is_symlink(path + ".partial"));
+  Replay back;
+  ASSERT_TRUE(read_replay_file(path, back).ok());
+  EXPECT_TRUE(back.complete);
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".partial");
+  std::filesystem::remove(victim);
 }
 
 TEST(ReplayFile, ExistingFileIsReplacedOnlyOnClose) {

@@ -1,11 +1,15 @@
 #pragma once
 // Crash-safe file replacement shared by every writer of lockstep files (snapshot files,
-// replay files, traces): write FILE.tmp, flush it to stable storage, then atomically replace
-// FILE, so an existing file is never left half-written. Portable to POSIX and Windows.
+// replay files, traces, bundles, reports): write a fresh temp file beside FILE, flush it to
+// stable storage, then atomically replace FILE, so an existing file is never left
+// half-written. Temp names are unique and created exclusively without following symlinks, so
+// an entry planted at a predictable name (FILE.tmp -> victim) can never receive the data.
+// Portable to POSIX and Windows.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace lockstep::hash {
 
@@ -25,6 +29,26 @@ struct Destination {
 };
 bool inspect_destination(const std::string& path, Destination& out, std::string& error);
 
+// Refuses a destination that is the same file (device + inode, through any symlink or hard
+// link) as one of `inputs`: `trace in.replay -o in.replay` would otherwise replace the
+// recording it reads. Inputs or destinations that do not exist yet never match. On a match
+// `error` names the input.
+bool destination_is_not_an_input(const std::string& path, const std::vector<std::string>& inputs, std::string& error);
+
+// Creates a new, empty file beside `target` named TARGET.XXXXXX<suffix> (random letters),
+// exclusively (O_CREAT|O_EXCL|O_NOFOLLOW: an existing entry of that name, symlink or not, is
+// never opened), and returns it open for binary writing; `created` receives its name. With
+// `try_plain_first`, TARGET<suffix> itself is tried first (the recorder's documented
+// FILE.partial), falling back to a random name when anything already exists there. nullptr
+// with `error` set (strerror) on failure.
+std::FILE* create_file_beside(const std::string& target, const std::string& suffix, bool try_plain_first,
+                              std::string& created, std::string& error);
+
+// Opens a device or FIFO for writing without blocking on a FIFO that nobody reads: such a
+// FIFO fails at once ("FIFO has no reader") instead of hanging the writer forever. Once
+// open, writes block normally. nullptr with `error` set on failure.
+std::FILE* open_direct_for_writing(const std::string& path, std::string& error);
+
 // fflush + fsync (POSIX) / _commit (Windows). False when either step fails.
 bool flush_to_disk(std::FILE* f) noexcept;
 
@@ -32,7 +56,8 @@ bool flush_to_disk(std::FILE* f) noexcept;
 // (rename(2); MoveFileEx with MOVEFILE_REPLACE_EXISTING on Windows).
 bool replace_file(const std::string& from, const std::string& to) noexcept;
 
-// The whole sequence: inspect `path` (above), write `bytes` to `<target>`.tmp, flush it to
+// The whole sequence: inspect `path` (above), write `bytes` to a new TARGET.XXXXXX.tmp
+// (create_file_beside), flush it to
 // disk, replace the target (or write a device/FIFO directly). On failure the temp file is
 // removed, `failed_path` names the file that failed, `written` says how many bytes reached
 // it, and `what` is the reason with strerror; `path` is untouched.

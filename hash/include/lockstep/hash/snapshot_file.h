@@ -39,7 +39,7 @@ struct [[nodiscard]] FileStatus {
 // ---- writing ----------------------------------------------------------------------------
 // Encodes `state` (a world's storage() or a snapshot's view()) into `out` (replaced).
 FileStatus encode_snapshot(const StorageView& state, std::vector<std::byte>& out);
-// Encodes and writes to `path` via `<path>.tmp` + rename (an existing file is replaced only
+// Encodes and writes to `path` via a new `<path>.XXXXXX.tmp` + rename (an existing file is replaced only
 // when the new one is complete).
 FileStatus write_snapshot_file(const std::string& path, const StorageView& state);
 FileStatus write_snapshot_file(const std::string& path, const World& world);

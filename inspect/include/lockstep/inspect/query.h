@@ -22,6 +22,15 @@
 
 namespace lockstep::inspect {
 
+// How deeply `not` and parentheses may nest. The parser is recursive descent: without a bound
+// `not not ... x` (10,000 times) overflowed the stack. 64 is far beyond any hand-written query.
+inline constexpr std::uint32_t kMaxQueryDepth = 64;
+
+// `text` made safe to echo in an error message: bytes outside printable ASCII become \xNN (an
+// ESC sequence in a query must not reach the terminal), and text longer than `max_bytes` is
+// cut with "...(N more bytes)" (a 120 KiB identifier is not printed in full).
+std::string printable_excerpt(std::string_view text, std::size_t max_bytes = 64);
+
 struct QueryError {
   std::uint32_t column = 0;  // 0-based byte offset in the query text
   std::string message;

@@ -152,7 +152,8 @@ ReplayStatus decode_replay_json(std::string_view text, Replay& out, std::string_
 // ---- files ------------------------------------------------------------------------------
 // Reads a binary or JSON replay (sniffed from the first byte: '{' or whitespace = JSON).
 ReplayStatus read_replay_file(const std::string& path, Replay& out);
-// Writes via PATH.tmp + rename, so an existing file is replaced only by a complete one.
+// Writes via a fresh PATH.XXXXXX.tmp + rename (hash::write_file_atomically), so an existing
+// file is replaced only by a complete one.
 // JSON when `json` is set.
 ReplayStatus write_replay_file(const std::string& path, const Replay& replay, bool json = false);
 bool looks_like_json(std::span<const std::byte> bytes) noexcept;
@@ -162,7 +163,10 @@ ReplayStatus check_replay_sim(const Replay& replay, const Sim& sim, std::string_
 
 // ---- streaming recorder -----------------------------------------------------------------
 // Writes PATH.partial block by block, flushing after each block, and renames it to PATH on
-// close(). A process killed mid-recording leaves PATH.partial, which read_replay_file loads
+// close(). PATH.partial is created exclusively, never through a symlink; when anything
+// already exists under that name (a crashed recording, a planted link) it is left alone and
+// PATH.XXXXXX.partial is used instead (partial_path() names it).
+// A process killed mid-recording leaves that .partial file, which read_replay_file loads
 // up to its last complete block (with a warning). PATH is inspected first
 // (hash::inspect_destination): a symlink's target is what gets replaced, and a device or FIFO
 // is written directly (partial_path() == its path, nothing renamed). Order of calls:
