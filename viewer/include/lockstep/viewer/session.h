@@ -20,6 +20,10 @@
 // bundles: the side's recorded breakdown), "position":"Type.field" or null, and "entities":
 // [[slot, generation, archetype, x_raw, y_raw, team], ...] — positions as raw 48.16 fixed
 // values (the page divides for display), team = the entity's owner/team/player field or -1.
+// Since 0.3: every live entity is listed, as [slot, generation, archetype, x_raw|null,
+// y_raw|null, team, radius_raw|null, label|null], drawn by the sim's replay::DrawHint (a vec2
+// field or two scalar fields; radius, team, label optional) — x/y null when not drawable; a
+// side also says "radius"/"labels" (declared) and "draw_problem" (a hint that did not fit).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,6 +43,11 @@ class Session {
   std::string load(std::span<const std::byte> bytes, std::string_view name);
   std::string seek(std::uint64_t tick);
   std::string entity(std::uint32_t side, std::uint32_t slot) const;
+  // Every live entity's field values at the current frame, compactly (what a self-contained
+  // page embeds instead of one entity() answer per entity): {"ok":true,"tick":..,"schema":
+  // {"<archetype>":[[component,[field..]]..]},"sides":[[[value..] per entity, in the frame's
+  // entities order]..]}. Values are printed as entity() prints them.
+  std::string details() const;
   // The last load/seek error as plain text ("" after a success).
   const std::string& error() const noexcept;
 
