@@ -54,7 +54,7 @@ class Browser:
             os.dup2(r, 3)
             os.dup2(w, 4)
         args = [binary, "--headless", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
-                "--disable-gpu", "--disable-extensions", "--disable-background-networking", "--disable-sync",
+                "--disable-gpu", "--disable-quic", "--disable-extensions", "--disable-background-networking", "--disable-sync",
                 "--disable-component-update", "--no-proxy-server", "--user-data-dir=" + profile,
                 "--window-size=1400,900", "--hide-scrollbars", "about:blank"]
         if os.geteuid() == 0:
@@ -109,10 +109,14 @@ class Browser:
         return r["result"].get("value")
 
     def open(self, path, timeout=60):
-        self.send("Page.navigate", {"url": "file://" + os.path.abspath(path)})
+        self.open_url("file://" + os.path.abspath(path), timeout)
+
+    def open_url(self, url, timeout=60):
+        self.send("Page.navigate", {"url": url})
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.evaluate("!!(window.lockstepTest && window.lockstepTest.ready)"):
+            # location.href first: right after navigate, evaluate may still reach the previous page.
+            if self.evaluate(f"location.href === {json.dumps(url)} && !!(window.lockstepTest && window.lockstepTest.ready)"):
                 err = self.evaluate("window.lockstepTest.error")
                 if err:
                     fail(f"the page reports an error: {err}")

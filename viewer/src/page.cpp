@@ -93,7 +93,7 @@ bool embed_frames(Session& session, std::string_view load_answer, const EmbedLim
   const std::uint64_t last = number_after(load_answer, "\"last_tick\":");
   // Frames of a replay are computed by stepping forward once; the stride doubles (and the
   // walk restarts) when the frames so far would not fit at this stride.
-  for (std::uint64_t stride = 1;; stride *= 2) {
+  for (std::uint64_t stride = 1, next = 2;; stride = next, next = stride * 2) {
     std::vector<std::uint64_t> ticks;
     for (std::uint64_t t = first; t <= last; t += stride) {
       ticks.push_back(t);
@@ -113,6 +113,10 @@ bool embed_frames(Session& session, std::string_view load_answer, const EmbedLim
       details += (i ? "," : "") + d;
       if (frames.size() + details.size() > limits.max_bytes) {
         fits = false;
+        // The frames so far predict the size of all: the next stride is the power of two that
+        // should fit (at least double), so a long replay is not walked once per doubling.
+        const std::uint64_t per = (frames.size() + details.size()) / (i + 1) + 1;
+        while (next < (last - first + 1) && (ticks.size() * stride / next + 2) * per > limits.max_bytes) next *= 2;
         break;
       }
     }

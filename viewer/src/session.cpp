@@ -194,9 +194,9 @@ std::string side_json(const std::string& label, const inspect::State& s, const s
   std::string o = "{\"label\":" + quoted(label) + ",\"tick\":" + std::to_string(s.tick) + ",\"hash\":" + hash;
   o += ",\"position\":" + (d.ok() ? quoted(d.position) : std::string("null"));
   if (!d.problem.empty()) o += ",\"draw_problem\":" + quoted(d.problem);
-  o += std::string(",\"radius\":") + (d.radius.ok() ? "true" : "false") + ",\"labels\":" + (d.label.ok() ? "true" : "false");
-  // Every live entity: [slot, generation, archetype, x_raw, y_raw, team, radius_raw, label];
-  // x/y/radius null where the entity lacks the field (or nothing is drawn: the page lists).
+  // Every live entity: [slot, generation, archetype, x_raw, y_raw, team] — x/y null where the
+  // entity lacks the field (or nothing is drawn: the page lists); "radii" and "labels" run
+  // alongside (null when the hint declares none).
   o += ",\"live\":" + std::to_string(s.live_entities()) + ",\"entities\":[";
   const auto loc = s.locate();
   const auto value = [&](const FieldRef& r, std::uint32_t slot) -> std::span<const std::byte> {
@@ -206,6 +206,7 @@ std::string side_json(const std::string& label, const inspect::State& s, const s
   const auto field = [&](const FieldRef& r) -> const inspect::Field& {
     return s.components[static_cast<std::size_t>(r.component)].fields[static_cast<std::size_t>(r.field)];
   };
+  std::string radii = d.radius.ok() ? "[" : "null", labels = d.label.ok() ? "[" : "null";
   bool first = true;
   for (std::uint32_t slot = 0; slot < loc.size(); ++slot) {
     if (loc[slot].archetype == inspect::kNoArchetype) continue;
@@ -223,12 +224,20 @@ std::string side_json(const std::string& label, const inspect::State& s, const s
       if (const auto lv = value(d.label, slot); !lv.empty()) text = quoted(inspect::field_text(field(d.label), lv.data()));
     }
     if (const auto tv = value(d.team, slot); !tv.empty()) team = std::to_string(int_value(field(d.team), tv.data(), 0));
-    if (!first) o += ",";
+    if (!first) {
+      o += ",";
+      if (d.radius.ok()) radii += ",";
+      if (d.label.ok()) labels += ",";
+    }
     first = false;
     o += "[" + std::to_string(slot) + "," + std::to_string(s.generations[slot]) + "," + std::to_string(loc[slot].archetype) +
-         "," + x + "," + y + "," + team + "," + radius + "," + text + "]";
+         "," + x + "," + y + "," + team + "]";
+    if (d.radius.ok()) radii += radius;
+    if (d.label.ok()) labels += text;
   }
-  o += "]}";
+  if (d.radius.ok()) radii += "]";
+  if (d.label.ok()) labels += "]";
+  o += "],\"radii\":" + radii + ",\"labels\":" + labels + "}";
   return o;
 }
 

@@ -20,10 +20,11 @@
 // bundles: the side's recorded breakdown), "position":"Type.field" or null, and "entities":
 // [[slot, generation, archetype, x_raw, y_raw, team], ...] — positions as raw 48.16 fixed
 // values (the page divides for display), team = the entity's owner/team/player field or -1.
-// Since 0.3: every live entity is listed, as [slot, generation, archetype, x_raw|null,
-// y_raw|null, team, radius_raw|null, label|null], drawn by the sim's replay::DrawHint (a vec2
-// field or two scalar fields; radius, team, label optional) — x/y null when not drawable; a
-// side also says "radius"/"labels" (declared) and "draw_problem" (a hint that did not fit).
+// Since 0.3: every live entity is listed; x/y are null where nothing is drawn. Positions and
+// team come from the sim's replay::DrawHint (a vec2 field or two scalar fields), else the
+// legacy inspect::mark_position annotation; the side also carries "radii" and "labels"
+// (arrays alongside "entities", or null when the hint declares none) and "draw_problem" (a
+// declared hint that does not fit the state).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
