@@ -148,9 +148,9 @@ def run(cmd, expect=0):
 
 
 def view(tool, page_template, src, out):
-    cmd = [tool, "view", src, "-o", out]
-    if page_template:
-        cmd += ["--viewer", page_template]
+    # The wasm page: --wasm (searched beside the tool) or --viewer (native_browser_test.py
+    # covers the page without emscripten, `view -o`'s default since 0.3).
+    cmd = [tool, "view", src, "-o", out] + (["--viewer", page_template] if page_template else ["--wasm"])
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode == 2 and "viewer page template" in p.stderr:
         skip("no viewer page template (build with -DLOCKSTEP_VIEWER=ON; needs emscripten, scripts/bootstrap --browser): "
