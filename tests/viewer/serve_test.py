@@ -100,7 +100,7 @@ def main():
             if f["tick"] != t or got != trace[t]:
                 fail(f"seek {t}: tick {f['tick']} hash {got}, lockstep trace says {trace[t]}")
             print(f"seek {t}: {got} == lockstep trace")
-        e = get_json(port, "/api/entity?side=0&slot=0")
+        e = get_json(port, "/api/entity?side=0&slot=0&tick=0")
         if [c["name"] for c in e["components"]] != ["Position", "Team", "Selected", "Order", "Weapon", "Health"]:
             fail(f"entity 0: {e}")
 
@@ -117,9 +117,11 @@ def main():
             "/api/seek?tick=1&file=/etc/passwd": (400, "unexpected query parameters"),
             "/api/info?file=x": (400, "unexpected query parameters"),
             "/?x=1": (400, "unexpected query parameters"),
-            "/api/entity?side=0&slot=4294967296": (400, "side, slot: expected decimal numbers below 2^32"),
-            "/api/entity?side=1&slot=0": (200, "no side 1"),
-            "/api/entity?side=0&slot=4294967295": (200, "slot 4294967295 is not a live entity at tick 0"),
+            "/api/entity?side=0&slot=4294967296&tick=0": (400, "side, slot, tick: expected decimal numbers (side, slot below 2^32)"),
+            "/api/entity?side=0&slot=0": (400, "expected exactly one 'tick' parameter"),
+            f"/api/entity?side=0&slot=0&tick={last + 1}": (400, f"skirmish.replay: tick {last + 1}: expected 0..{last}"),
+            "/api/entity?side=1&slot=0&tick=0": (200, "no side 1"),
+            "/api/entity?side=0&slot=4294967295&tick=7": (200, "slot 4294967295 is not a live entity at tick 7"),
             "/../../etc/passwd": (404, "HTTP 404"),
             "/api/seek/../../../etc/passwd": (404, "HTTP 404"),
             "/fixtures/skirmish/skirmish.replay": (404, "HTTP 404"),

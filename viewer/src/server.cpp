@@ -156,12 +156,18 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
     res.set_content(frame, "application/json");
   });
   server.Get("/api/entity", [&](const httplib::Request& req, httplib::Response& res) {
-    if (!exact_params(req, {"side", "slot"}, res)) return;
+    if (!exact_params(req, {"side", "slot", "tick"}, res)) return;
     const auto side = parse_number(req.get_param_value("side"), UINT32_MAX);
     const auto slot = parse_number(req.get_param_value("slot"), UINT32_MAX);
-    if (!side || !slot) return refuse(res, 400, "side, slot: expected decimal numbers below 2^32");
+    const auto tick = parse_number(req.get_param_value("tick"), UINT64_MAX);
+    if (!side || !slot || !tick) return refuse(res, 400, "side, slot, tick: expected decimal numbers (side, slot below 2^32)");
     std::lock_guard<std::mutex> lock(session_mutex);
-    // The entity of the frame last seeked (the page seeks before it asks).
+    // The entity at the tick the page shows: another tab may have moved the Session since.
+    const std::string frame = session.seek(*tick);
+    if (!session.error().empty()) {
+      res.status = 400;
+      return res.set_content(frame, "application/json");
+    }
     res.set_content(session.entity(static_cast<std::uint32_t>(*side), static_cast<std::uint32_t>(*slot)),
                     "application/json");
   });

@@ -478,18 +478,15 @@ const std::string& Session::error() const noexcept { return impl_->error; }
 std::string Session::details() const {
   const Impl& m = *impl_;
   if (m.states.empty()) return "{\"ok\":false,\"error\":\"nothing loaded\"}";
-  // Field names once per archetype (ids are stable within one file: archetypes are created
-  // in a deterministic order and never reused), then every live entity's printed values.
-  std::string o = "{\"ok\":true,\"tick\":" + std::to_string(m.states[0].tick) + ",\"schema\":{";
-  std::vector<bool> seen;
-  bool first = true;
-  for (const inspect::State& s : m.states)
+  // Field names once per archetype and side (a replay's archetype ids are stable: created in a
+  // deterministic order, never reused; the two sides of a bundle may disagree on them), then
+  // every live entity's printed values.
+  std::string o = "{\"ok\":true,\"tick\":" + std::to_string(m.states[0].tick) + ",\"schema\":[";
+  for (std::size_t side = 0; side < m.states.size(); ++side) {
+    const inspect::State& s = m.states[side];
+    o += side ? ",{" : "{";
     for (std::uint32_t a = 0; a < s.archetypes.size(); ++a) {
-      if (a < seen.size() && seen[a]) continue;
-      if (a >= seen.size()) seen.resize(a + 1, false);
-      seen[a] = true;
-      o += (first ? "\"" : ",\"") + std::to_string(a) + "\":[";
-      first = false;
+      o += (a ? ",\"" : "\"") + std::to_string(a) + "\":[";
       const inspect::Archetype& arch = s.archetypes[a];
       for (std::size_t i = 0; i < arch.components.size(); ++i) {
         const inspect::Type& t = s.components[arch.components[i]];
@@ -499,7 +496,9 @@ std::string Session::details() const {
       }
       o += "]";
     }
-  o += "},\"sides\":[";
+    o += "}";
+  }
+  o += "],\"sides\":[";
   for (std::size_t side = 0; side < m.states.size(); ++side) {
     const inspect::State& s = m.states[side];
     const auto loc = s.locate();

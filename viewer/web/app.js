@@ -1,5 +1,5 @@
 // lockstep viewer page logic (docs/viewer.md). The page asks one small interface, a backend
-// { info, seek(tick) → Promise<frame>, entity(side, slot) → Promise<answer> }, answered by one
+// { info, seek(tick) → Promise<frame>, entity(side, slot, tick) → Promise<answer> }, answered by one
 // of three: the wasm module (lv_load/lv_seek/lv_entity, the page re-simulates), the frames
 // `lockstep view -o` embedded (precomputed by the tool), or the tool itself over HTTP
 // (`lockstep view --serve`: /api/info, /api/seek, /api/entity). All answer the same JSON
@@ -73,7 +73,7 @@
         const list = f.sides[side] ? f.sides[side].entities : [];
         const i = list.findIndex((e) => e[0] === slot);
         if (i < 0) return Promise.resolve({ ok: false, error: 'slot ' + slot + ' is not a live entity at tick ' + f.tick });
-        const e = list[i], values = d.sides[side][i], schema = d.schema[String(e[2])] || [];
+        const e = list[i], values = d.sides[side][i], schema = d.schema[side][String(e[2])] || [];
         const diff = f.diff ? f.diff.entries : [];
         let k = 0;
         const components = schema.map(([name, fields]) => ({ name, fields: fields.map((fname) => ({
@@ -93,7 +93,7 @@
       kind: 'http', info: loaded, name: loaded.name, note: '',
       status: 'frames computed by the tool serving this page (lockstep view --serve)',
       seek: (t) => get('api/seek?tick=' + t),
-      entity: (side, slot) => get('api/entity?side=' + side + '&slot=' + slot),
+      entity: (side, slot, t) => get('api/entity?side=' + side + '&slot=' + slot + '&tick=' + t),
     };
   }
 
@@ -229,7 +229,7 @@
 
   function select(side, slot) {
     selected = slot;
-    return Promise.all(frame.sides.map((s, i) => B.entity(i, slot))).then((answers) => {
+    return Promise.all(frame.sides.map((s, i) => B.entity(i, slot, frame.tick))).then((answers) => {
       let html = '';
       hook.selected = answers;
       answers.forEach((a, i) => {

@@ -6,7 +6,7 @@
 // same browser through DNS rebinding):
 //   - binds 127.0.0.1 (ServeOptions::host) — loopback only unless told otherwise;
 //   - serves only the file it was started with: the routes are fixed (GET /, /api/info,
-//     /api/seek?tick=N, /api/entity?side=S&slot=N, /api/details?tick=N); no route takes a path;
+//     /api/seek?tick=N, /api/entity?side=S&slot=N&tick=T); no route takes a path;
 //   - answers only requests whose Host header names this server (127.0.0.1:PORT or
 //     localhost:PORT): a rebound DNS name is refused (403);
 //   - refuses oversized requests: a body (413), a URI (414) or header beyond cpp-httplib's

@@ -46,8 +46,8 @@ class Session {
   std::string entity(std::uint32_t side, std::uint32_t slot) const;
   // Every live entity's field values at the current frame, compactly (what a self-contained
   // page embeds instead of one entity() answer per entity): {"ok":true,"tick":..,"schema":
-  // {"<archetype>":[[component,[field..]]..]},"sides":[[[value..] per entity, in the frame's
-  // entities order]..]}. Values are printed as entity() prints them.
+  // [{"<archetype>":[[component,[field..]]..]} per side],"sides":[[[value..] per entity, in
+  // the frame's entities order] per side]}. Values are printed as entity() prints them.
   std::string details() const;
   // The last load/seek error as plain text ("" after a success).
   const std::string& error() const noexcept;
