@@ -327,7 +327,7 @@ TEST_F(ViewerSession, SeparateScalarFieldsRadiusAndOwnerFromTheHintOfASnapshotsS
       << info;
   const std::string f = s.seek(0);
   // (i, -2i) raw 48.16; radius i/2 + 1; owner i % 2; the Tag-only entity (slot 3) is listed.
-  EXPECT_EQ(entities_of(f), "[0,1,1,0,0,0],[1,1,1,65536,-131072,1],[2,1,1,131072,-262144,0],[3,1,2,null,null,-1]]") << f;
+  EXPECT_EQ(entities_of(f), "[0,1,1,0,0,0],[1,1,1,65536,-131072,1],[2,1,1,131072,-262144,0],[3,1,2,null,null,-1]") << f;
   EXPECT_NE(f.find("\"position\":\"Body.x, Body.y\""), std::string::npos) << f;
   EXPECT_NE(f.find("\"radii\":[65536,98304,131072,null],\"labels\":[\"0\",\"1\",\"0\",null]"), std::string::npos) << f;
   // The fields of the listed entity by name.
@@ -352,7 +352,7 @@ TEST_F(ViewerSession, WithoutAHintEntitiesAreListedNotDrawn) {
   ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u) << info;
   EXPECT_NE(info.find("\"draw\":null"), std::string::npos) << info;
   const std::string f = s.seek(0);
-  EXPECT_EQ(entities_of(f), "[0,1,1,null,null,-1],[1,1,1,null,null,-1],[2,1,1,null,null,-1],[3,1,2,null,null,-1]]") << f;
+  EXPECT_EQ(entities_of(f), "[0,1,1,null,null,-1],[1,1,1,null,null,-1],[2,1,1,null,null,-1],[3,1,2,null,null,-1]") << f;
   EXPECT_NE(f.find("\"position\":null"), std::string::npos);
 }
 

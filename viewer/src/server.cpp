@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <chrono>
@@ -100,6 +101,13 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
   // A few workers so a browser's parallel keep-alive connections do not wait on each other;
   // the answers themselves are serialised by session_mutex.
   server.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // cpp-httplib's default sets SO_REUSEPORT, which lets a second process of the same user
+  // bind the same port and take a share of the connections (a second `view --serve` did,
+  // silently). SO_REUSEADDR only: a port in TIME_WAIT can be reused, a listening one cannot.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server.set_payload_max_length(1024);  // GET only: any body is refused with 413
   server.set_keep_alive_max_count(100);
   server.set_read_timeout(5, 0);
