@@ -62,7 +62,9 @@ def raw(port, payload, read=True):
     out = b""
     if read:
         try:
-            while True:
+            # The status line and headers are the answer; the server keeps the connection
+            # alive afterwards (5 s), so stop reading there.
+            while b"\r\n\r\n" not in out:
                 chunk = s.recv(65536)
                 if not chunk:
                     break

@@ -308,7 +308,7 @@
     hook.note = B.note || '';
     if (!info.ok) { status(info.error, true); hook.ready = true; return; }
     hook.info = info;
-    $('title').textContent = B.name;
+    $('title').textContent = String(B.name).split(/[\/]/).pop();
     $('subtitle').textContent = info.kind + (info.sim ? ' · sim ' + info.sim : '') +
       (info.kind === 'replay' ? ' · ' + info.players + ' players · ticks 0..' + info.last_tick +
        (info.checkpoints.length ? ' · checkpoints every ' + (info.checkpoints[1] - info.checkpoints[0] || info.checkpoints[0]) : ' · no checkpoints') : '') +
