@@ -30,6 +30,11 @@ bool server_available() noexcept { return true; }
 namespace {
 
 constexpr std::size_t kMaxQuery = 256;  // the longest valid query is ~40 bytes
+// With the charset named, cpp-httplib does not compress the answer: Debian's build has brotli,
+// and compressing a 350 kB frame (10,000 units) at brotli's default quality took 2-4 s per
+// seek for a browser (which sends Accept-Encoding: br) against 0.13 s to compute it. The
+// page is on loopback: bytes are free, time is not.
+constexpr const char* kJson = "application/json; charset=utf-8";
 
 // A plain decimal number in [0, max]: no sign, no spaces, no hex, at most 20 digits.
 std::optional<std::uint64_t> parse_number(const std::string& text, std::uint64_t max) {
@@ -55,7 +60,7 @@ std::string error_json(std::string_view message) {
 
 void refuse(httplib::Response& res, int status, std::string_view why) {
   res.status = status;
-  res.set_content(error_json(why), "application/json");
+  res.set_content(error_json(why), kJson);
 }
 
 // The query's parameters must be exactly `names`, each once.
@@ -98,9 +103,11 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
   std::string local_authority;
   const std::string page = native_page("{\"mode\":\"http\"}", PageMode::Served);
 
-  // A few workers so a browser's parallel keep-alive connections do not wait on each other;
-  // the answers themselves are serialised by session_mutex.
-  server.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // cpp-httplib gives each connection a worker for as long as it is kept alive, and a
+  // browser opens up to six per origin: eight workers, idle connections closed after 1 s, so
+  // a new connection never waits for an idle one. Answers are serialised by session_mutex.
+  server.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  server.set_keep_alive_timeout(1);
   // cpp-httplib's default sets SO_REUSEPORT, which lets a second process of the same user
   // bind the same port and take a share of the connections (a second `view --serve` did,
   // silently). SO_REUSEADDR only: a port in TIME_WAIT can be reused, a listening one cannot.
@@ -137,7 +144,7 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) res.set_content(error_json("HTTP " + std::to_string(res.status)), "application/json");
+    if (res.body.empty()) res.set_content(error_json("HTTP " + std::to_string(res.status)), kJson);
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     refuse(res, 500, "internal error");
@@ -152,7 +159,7 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
   });
   server.Get("/api/info", [&](const httplib::Request& req, httplib::Response& res) {
     if (!exact_params(req, {}, res)) return;
-    res.set_content(load_answer, "application/json");
+    res.set_content(load_answer, kJson);
   });
   server.Get("/api/seek", [&](const httplib::Request& req, httplib::Response& res) {
     if (!exact_params(req, {"tick"}, res)) return;
@@ -161,7 +168,7 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
     std::lock_guard<std::mutex> lock(session_mutex);
     const std::string frame = session.seek(*tick);
     res.status = session.error().empty() ? 200 : 400;
-    res.set_content(frame, "application/json");
+    res.set_content(frame, kJson);
   });
   server.Get("/api/entity", [&](const httplib::Request& req, httplib::Response& res) {
     if (!exact_params(req, {"side", "slot", "tick"}, res)) return;
@@ -174,10 +181,10 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
     const std::string frame = session.seek(*tick);
     if (!session.error().empty()) {
       res.status = 400;
-      return res.set_content(frame, "application/json");
+      return res.set_content(frame, kJson);
     }
     res.set_content(session.entity(static_cast<std::uint32_t>(*side), static_cast<std::uint32_t>(*slot)),
-                    "application/json");
+                    kJson);
   });
 
   // Signals: blocked before any server thread exists (threads inherit the mask), taken by
@@ -195,6 +202,8 @@ std::string serve(Session& session, const std::string& load_answer, const ServeO
     ~Restore() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
   } restore{old};
 
+  if (options.index_bytes != 0)
+    if (std::string e = session.index(options.index_bytes); !e.empty()) return e;
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.host);

@@ -14,6 +14,7 @@
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
+#include <lockstep/view.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -277,7 +278,8 @@ struct Session::Impl {
   inspect::Bundle bundle;
   // The drawing hint in use (key → "Type.field"); empty: the legacy position marks.
   HintSpec spec;
-  std::string spec_source;  // where it came from: "sim", "bundle", "sim <name>"
+  std::string spec_source;
+  std::uint64_t indexed = 0;  // checkpoints index() added in memory  // where it came from: "sim", "bundle", "sim <name>"
 
   Draw draw_for(const inspect::State& s) const {
     Draw d;
@@ -474,6 +476,40 @@ std::string Session::seek(std::uint64_t tick) {
 }
 
 const std::string& Session::error() const noexcept { return impl_->error; }
+
+std::string Session::index(std::uint64_t max_bytes) {
+  Impl& m = *impl_;
+  if (m.kind != Impl::Kind::Replay) return "";
+  // A sim with views cannot start from a snapshot (advance_to steps it from where it is).
+  if (viewCount(m.runner->world()) != 0) return "";
+  const std::uint64_t last = m.rec.frame_count();
+  m.runner = std::make_unique<replay::Runner>(*m.sim, m.rec.header.config);
+  if (!m.runner->status().ok()) return m.name + ": cannot build the sim: " + m.runner->status().message();
+  // The interval from the size of the first snapshot: at most max_bytes of them in all, at
+  // least every 16 ticks apart (closer saves less than it costs).
+  std::vector<std::byte> bytes;
+  if (const FileStatus fs = encode_snapshot(m.runner->world().storage(), bytes); !fs.ok()) return fs.message;
+  const std::uint64_t count = std::max<std::uint64_t>(1, max_bytes / std::max<std::size_t>(bytes.size() * 2, 1));
+  const std::uint64_t interval = std::max<std::uint64_t>(16, (last + count - 1) / count);
+  std::vector<replay::Checkpoint> added;
+  std::uint64_t used = 0;
+  for (std::uint64_t t = interval; t <= last; t += interval) {
+    if (const FileStatus st = inspect::advance_to(*m.runner, m.rec, t, m.name); !st.ok()) return st.message;
+    replay::Checkpoint cp;
+    cp.tick = t;
+    if (const FileStatus fs = encode_snapshot(m.runner->world().storage(), cp.snapshot); !fs.ok()) return fs.message;
+    used += cp.snapshot.size();
+    if (used > max_bytes) break;  // the world grew: keep what fits
+    added.push_back(std::move(cp));
+  }
+  // Merged with the file's own checkpoints, in tick order (advance_to takes the last one at
+  // or before the tick it is asked for).
+  for (replay::Checkpoint& cp : added) m.rec.checkpoints.push_back(std::move(cp));
+  std::stable_sort(m.rec.checkpoints.begin(), m.rec.checkpoints.end(),
+                   [](const replay::Checkpoint& a, const replay::Checkpoint& b) { return a.tick < b.tick; });
+  m.indexed = added.size();
+  return "";
+}
 
 std::string Session::details() const {
   const Impl& m = *impl_;

@@ -32,6 +32,9 @@ struct ServeOptions {
   // Set from another thread to stop (tests); SIGINT/SIGTERM also stop when handle_signals.
   std::atomic<bool>* stop = nullptr;
   bool handle_signals = true;
+  // In-memory checkpoints built before listening (Session::index): seeks then cost at most
+  // one interval of re-simulation. 0: none.
+  std::uint64_t index_bytes = std::uint64_t{64} << 20;
 };
 
 // True when this build has the server (cpp-httplib was found); else serve() says so.

@@ -49,6 +49,12 @@ class Session {
   // [{"<archetype>":[[component,[field..]]..]} per side],"sides":[[[value..] per entity, in
   // the frame's entities order] per side]}. Values are printed as entity() prints them.
   std::string details() const;
+  // Replays: steps the recording once and keeps in-memory checkpoints (snapshot bytes, at
+  // most `max_bytes`, at least 16 ticks apart) beside the file's own, so that any later seek
+  // re-simulates at most one interval — what `view --serve` does before it listens. Not for a
+  // sim with views (snapshots do not carry view state; such a sim is stepped as before).
+  // Returns "" or the error; no-op for bundles and snapshots.
+  std::string index(std::uint64_t max_bytes);
   // The last load/seek error as plain text ("" after a success).
   const std::string& error() const noexcept;
 
