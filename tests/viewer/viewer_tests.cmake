@@ -50,8 +50,11 @@ target_include_directories(plant_arena_bundle PRIVATE ${PROJECT_SOURCE_DIR}/exam
 target_link_libraries(plant_arena_bundle PRIVATE viewer_arena_sim lockstep::inspect lockstep::replay lockstep::hash)
 
 # Label "chromium", not "browser": these run in the default build (scripts/test), and CI's
-# viewer stage (ctest -L browser) would otherwise run them a second time.
-if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER)
+# viewer stage (ctest -L browser) would otherwise run them a second time. Not in the
+# sanitizer tree: what they add over viewer_serve and test_viewer is the page's script in a
+# browser, which ASan/UBSan do not see, and a Debug+ASan tool would cost CI minutes it does
+# not have (docs/viewer.md).
+if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER AND NOT LOCKSTEP_SANITIZE)
   foreach(case native serve)
     add_test(NAME viewer_native.${case}
              COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/native_browser_test.py ${case} $<TARGET_FILE:lockstep>
