@@ -123,6 +123,14 @@ class ArenaSim final : public lockstep::replay::Sim {
   std::string_view name() const noexcept override { return "arena"; }
   std::uint32_t version() const noexcept override { return 1; }
   const lockstep::TypeDescriptor& input_type() const noexcept override { return lockstep::describe<Input>(); }
+  // Display only (lockstep docs/viewer.md): how `arena-lockstep view` draws a fighter.
+  lockstep::replay::DrawHint draw_hint() const noexcept override {
+    lockstep::replay::DrawHint h;
+    h.position = "Position.p";
+    h.team = "Fighter.team";
+    h.label = "Fighter.hp";
+    return h;
+  }
 
   Status check_config(const SimConfig& c) const noexcept override {
     if (c.players < 2 || c.players > kMaxPlayers) return {lockstep::ErrorCode::InvalidArgument, "arena: players must be 2..4"};

@@ -114,6 +114,16 @@ std::vector<std::pair<std::string, std::string>> build_facts(const replay::Sim* 
     for (const std::string& m : position_marks())
       if (schema->component_id(std::string_view(m).substr(0, m.find('.'))) >= 0) f.emplace_back("position", m);
   }
+  // The sim's drawing hint (replay::DrawHint), so the viewer draws a bundle of any game —
+  // also in a tool that does not have the sim (a bundle sent in from a player's machine).
+  if (sim != nullptr) {
+    const replay::DrawHint h = sim->draw_hint();
+    const std::pair<const char*, const char*> hint[] = {{"draw position", h.position}, {"draw x", h.x},
+                                                        {"draw y", h.y},               {"draw radius", h.radius},
+                                                        {"draw team", h.team},         {"draw label", h.label}};
+    for (const auto& [key, value] : hint)
+      if (value != nullptr && *value != '\0') f.emplace_back(key, value);
+  }
   return f;
 }
 

@@ -6,7 +6,13 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/snapshot.h>
+#include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/diff.h>
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/viewer/page.h>
 #include <lockstep/viewer/session.h>
+#include <lockstep/fixed.h>
+#include <lockstep/world.h>
 
 #include <gtest/gtest.h>
 
@@ -15,6 +21,91 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+// An orbit-like game: bodies keep x and y as two separate scalar fixed fields (no vec2), with
+// a radius and an owner — what a game outside the fixtures declares in its DrawHint.
+namespace orbit_test {
+using lockstep::fixed;
+struct Body {
+  fixed x, y, r;
+  std::int32_t owner;
+  std::uint32_t reserved;
+};
+LOCKSTEP_COMPONENT(Body, x, y, r, owner, reserved);
+struct Tag {
+  std::uint32_t kind;
+};
+LOCKSTEP_COMPONENT(Tag, kind);
+struct Input {
+  std::uint32_t unused;
+};
+LOCKSTEP_COMPONENT(Input, unused);
+
+class NoBot final : public lockstep::replay::Bot {
+ public:
+  void generate(std::uint64_t, const lockstep::World&, std::span<std::byte> out) noexcept override {
+    for (std::byte& b : out) b = std::byte{0};
+  }
+};
+
+class OrbitSim : public lockstep::replay::Sim {
+ public:
+  explicit OrbitSim(const char* name, bool hint) : name_(name), hint_(hint) {}
+  std::string_view name() const noexcept override { return name_; }
+  std::uint32_t version() const noexcept override { return 1; }
+  const lockstep::TypeDescriptor& input_type() const noexcept override { return lockstep::describe<Input>(); }
+  lockstep::WorldConfig world_config(const lockstep::replay::SimConfig&) const noexcept override {
+    lockstep::WorldConfig wc;
+    wc.max_entities = 16;
+    wc.max_components = 4;
+    wc.max_resources = 2;
+    wc.max_archetypes = 4;
+    wc.row_bytes = 4096;
+    wc.resource_bytes = 256;
+    wc.command_capacity = 16;
+    wc.command_bytes = 1024;
+    return wc;
+  }
+  lockstep::Status setup(lockstep::World& w, lockstep::replay::SystemList&) const noexcept override {
+    lockstep::Status s = w.registerComponent<Body>();
+    if (s.ok()) s = w.registerComponent<Tag>();
+    return s;
+  }
+  // Three bodies at (i, -2i) with radius i/2 + 1, owners 0, 1, 0; and one Tag-only entity
+  // (nothing to draw: it is listed).
+  lockstep::Status init(lockstep::World& w, const lockstep::replay::SimConfig&) const noexcept override {
+    for (std::int32_t i = 0; i < 3; ++i) {
+      lockstep::Entity e;
+      if (auto s = w.tryCreate(e); !s.ok()) return s;
+      const Body b{fixed(i), fixed(-2 * i), fixed(i) / fixed(2) + fixed(1), i % 2, 0};
+      if (auto s = w.addComponent(e, b); !s.ok()) return s;
+    }
+    lockstep::Entity e;
+    if (auto s = w.tryCreate(e); !s.ok()) return s;
+    return w.addComponent(e, Tag{9});
+  }
+  void apply_inputs(lockstep::World&, std::span<const std::byte>) const noexcept override {}
+  lockstep::replay::DrawHint draw_hint() const noexcept override {
+    lockstep::replay::DrawHint h;
+    if (hint_) {
+      h.x = "Body.x";
+      h.y = "Body.y";
+      h.radius = "Body.r";
+      h.team = "Body.owner";
+      h.label = "Body.owner";
+    }
+    return h;
+  }
+  std::unique_ptr<lockstep::replay::Bot> make_bot(const lockstep::replay::SimConfig&, std::uint64_t,
+                                                  std::uint32_t) const override {
+    return std::make_unique<NoBot>();
+  }
+
+ private:
+  const char* name_;
+  bool hint_;
+};
+}  // namespace orbit_test
 
 namespace {
 
@@ -196,6 +287,194 @@ TEST_F(ViewerSession, BadBytesFailWithFileAndOffset) {
   EXPECT_EQ(s.load(bytes, "flipped.replay").rfind("{\"ok\":false", 0), 0u);
   EXPECT_NE(s.error().find("flipped.replay: byte "), std::string::npos) << s.error();
   EXPECT_EQ(s.seek(0).rfind("{\"ok\":false", 0), 0u);  // nothing loaded after a failed load
+}
+
+// ---- drawing hints (replay::DrawHint) ----------------------------------------------------
+
+// A side's "entities" array text in a frame answer (side 0).
+std::string entities_of(const std::string& frame) {
+  const auto at = frame.find("\"entities\":[");
+  if (at == std::string::npos) return "";
+  const auto end = frame.find("]],", at);
+  return frame.substr(at + 12, end == std::string::npos ? std::string::npos : end - at - 12 + 1);
+}
+
+TEST_F(ViewerSession, TheSimsDrawHintDrawsEveryUnitWithTeamAndLabel) {
+  const std::vector<std::byte> bytes = read_all(std::string(LOCKSTEP_SOURCE_DIR) + "/fixtures/skirmish/skirmish.replay");
+  lockstep::viewer::Session s;
+  const std::string info = s.load(bytes, "skirmish.replay");
+  EXPECT_NE(info.find(",\"draw\":{\"position\":\"Position.p\",\"team\":\"Team.owner\",\"label\":\"Health.hp\",\"from\":\"sim\"}}"),
+            std::string::npos)
+      << info;
+  const std::string f = s.seek(0);
+  EXPECT_NE(f.find("\"position\":\"Position.p\",\"live\":2000,"), std::string::npos) << f.substr(0, 600);
+  EXPECT_EQ(f.find("null,null"), std::string::npos);  // every unit has a position
+  EXPECT_NE(f.find("\"radii\":null,\"labels\":[\""), std::string::npos) << f.substr(f.find("\"radii\""), 80);
+}
+
+TEST_F(ViewerSession, SeparateScalarFieldsRadiusAndOwnerFromTheHintOfASnapshotsSim) {
+  static const orbit_test::OrbitSim orbit("orbit-test", true);
+  lockstep::replay::register_sim(orbit);
+  lockstep::replay::Runner r(orbit, {});
+  ASSERT_TRUE(r.status().ok()) << r.status().message();
+  const std::vector<std::byte> snap = lockstep::inspect::encode_state(lockstep::inspect::capture(r.world().storage()));
+  lockstep::viewer::Session s;
+  const std::string info = s.load(snap, "orbit.lssnap");
+  ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u) << info;
+  EXPECT_NE(info.find("\"draw\":{\"x\":\"Body.x\",\"y\":\"Body.y\",\"radius\":\"Body.r\",\"team\":\"Body.owner\","
+                      "\"label\":\"Body.owner\",\"from\":\"sim orbit-test\"}"),
+            std::string::npos)
+      << info;
+  const std::string f = s.seek(0);
+  // (i, -2i) raw 48.16; radius i/2 + 1; owner i % 2; the Tag-only entity (slot 3) is listed.
+  EXPECT_EQ(entities_of(f), "[0,1,1,0,0,0],[1,1,1,65536,-131072,1],[2,1,1,131072,-262144,0],[3,1,2,null,null,-1]") << f;
+  EXPECT_NE(f.find("\"position\":\"Body.x, Body.y\""), std::string::npos) << f;
+  EXPECT_NE(f.find("\"radii\":[65536,98304,131072,null],\"labels\":[\"0\",\"1\",\"0\",null]"), std::string::npos) << f;
+  // The fields of the listed entity by name.
+  EXPECT_NE(s.entity(0, 3).find("{\"name\":\"Tag\",\"fields\":[{\"name\":\"kind\",\"value\":\"9\",\"differs\":false}]}"),
+            std::string::npos);
+}
+
+TEST_F(ViewerSession, WithoutAHintEntitiesAreListedNotDrawn) {
+  static const orbit_test::OrbitSim plain("orbit-plain", false);
+  lockstep::replay::Runner r(plain, {});
+  ASSERT_TRUE(r.status().ok());
+  lockstep::inspect::Bundle b;
+  b.source = "test";
+  lockstep::inspect::set_sim(b, plain, {});
+  const lockstep::inspect::State st = lockstep::inspect::capture(r.world().storage());
+  b.facts = lockstep::inspect::build_facts(&plain, &st);
+  for (const auto& [k, v] : b.facts) EXPECT_NE(k.rfind("draw ", 0), 0u) << k;  // nothing declared, nothing carried
+  b.sides.push_back({"a", true, st, lockstep::inspect::breakdown(lockstep::hash_world(r.world()))});
+  b.sides.push_back({"b", true, st, lockstep::inspect::breakdown(lockstep::hash_world(r.world()))});
+  lockstep::viewer::Session s;
+  const std::string info = s.load(lockstep::inspect::encode_bundle(b), "plain.lsbundle");
+  ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u) << info;
+  EXPECT_NE(info.find("\"draw\":null"), std::string::npos) << info;
+  const std::string f = s.seek(0);
+  EXPECT_EQ(entities_of(f), "[0,1,1,null,null,-1],[1,1,1,null,null,-1],[2,1,1,null,null,-1],[3,1,2,null,null,-1]") << f;
+  EXPECT_NE(f.find("\"position\":null"), std::string::npos);
+}
+
+// A bundle carries the sim's hint as facts: a tool without the sim (here: never registered)
+// still draws it and rings exactly the entities the diff names.
+TEST_F(ViewerSession, BundlesCarryTheHintAndRingTheDivergedEntitiesOfAnyGame) {
+  static const orbit_test::OrbitSim unregistered("orbit-elsewhere", true);
+  lockstep::replay::Runner ra(unregistered, {}), rb(unregistered, {});
+  ASSERT_TRUE(ra.status().ok() && rb.status().ok());
+  (void)rb.world().each<orbit_test::Body>(
+      [](lockstep::Entity e, orbit_test::Body& body) {
+        if (e.slot == 1) body.x = body.x + lockstep::fixed(3);
+      },
+      lockstep::Write{});
+  lockstep::inspect::Bundle b;
+  b.source = "test";
+  lockstep::inspect::set_sim(b, unregistered, {});
+  const lockstep::inspect::State sa = lockstep::inspect::capture(ra.world().storage());
+  const lockstep::inspect::State sb = lockstep::inspect::capture(rb.world().storage());
+  b.facts = lockstep::inspect::build_facts(&unregistered, &sa);
+  b.sides.push_back({"A", true, sa, lockstep::inspect::breakdown(lockstep::hash_world(ra.world()))});
+  b.sides.push_back({"B", true, sb, lockstep::inspect::breakdown(lockstep::hash_world(rb.world()))});
+  ASSERT_EQ(lockstep::replay::find_sim("orbit-elsewhere"), nullptr);
+  lockstep::viewer::Session s;
+  const std::string info = s.load(lockstep::inspect::encode_bundle(b), "orbit.lsbundle");
+  EXPECT_NE(info.find("\"from\":\"bundle\""), std::string::npos) << info;
+  const std::string f = s.seek(0);
+  EXPECT_NE(f.find("\"diverged\":[1],"), std::string::npos) << f;
+  // Side B draws slot 1 where B has it: x = 1 + 3.
+  EXPECT_NE(f.find("[1,1,1,262144,-131072,1]"), std::string::npos) << f;
+  EXPECT_NE(s.entity(1, 1).find("{\"name\":\"x\",\"value\":\"4\",\"differs\":true}"), std::string::npos) << s.entity(1, 1);
+}
+
+TEST_F(ViewerSession, AHintThatDoesNotFitIsReportedAndTheEntitiesListed) {
+  lockstep::inspect::Bundle b;
+  static const orbit_test::OrbitSim plain("orbit-plain2", false);
+  lockstep::replay::Runner r(plain, {});
+  ASSERT_TRUE(r.status().ok());
+  lockstep::inspect::set_sim(b, plain, {});
+  const lockstep::inspect::State st = lockstep::inspect::capture(r.world().storage());
+  b.facts = {{"draw position", "Body.owner"}};  // an integer, not a vec2
+  b.sides.push_back({"a", true, st, lockstep::inspect::breakdown(lockstep::hash_world(r.world()))});
+  lockstep::viewer::Session s;
+  ASSERT_EQ(s.load(lockstep::inspect::encode_bundle(b), "bad-hint.lsbundle").rfind("{\"ok\":true", 0), 0u);
+  const std::string f = s.seek(0);
+  EXPECT_NE(f.find("\"position\":null,\"draw_problem\":\"draw hint position = Body.owner: expected a fixed-point "
+                   "field with 2 or 3 elements (vec2/vec3)\""),
+            std::string::npos)
+      << f;
+}
+
+// ---- the self-contained page without emscripten (page.h) ---------------------------------
+
+TEST_F(ViewerSession, EmbeddedFramesAreEveryTickUpToTheLimitThenKeyframes) {
+  const std::vector<std::byte> bytes = read_all(std::string(LOCKSTEP_SOURCE_DIR) + "/fixtures/duel/duel.replay");
+  lockstep::viewer::Session s;
+  const std::string info = s.load(bytes, "duel.replay");
+  ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u);
+  lockstep::replay::Replay rec;
+  ASSERT_TRUE(lockstep::replay::decode_replay(bytes, rec, "duel.replay").ok());
+  const std::uint64_t last = rec.frame_count();
+  lockstep::viewer::Embedded all, keys;
+  std::string error;
+  ASSERT_TRUE(lockstep::viewer::embed_frames(s, info, {}, all, error)) << error;
+  EXPECT_EQ(all.ticks, last + 1);
+  EXPECT_EQ(all.stride, 1u);
+  EXPECT_EQ(all.note, "");
+  // A limit of a quarter of that: keyframes, a power-of-two stride, the last tick kept.
+  lockstep::viewer::EmbedLimits small;
+  small.max_bytes = all.bytes / 4;
+  ASSERT_TRUE(lockstep::viewer::embed_frames(s, info, small, keys, error)) << error;
+  EXPECT_LE(keys.bytes, small.max_bytes);
+  EXPECT_GE(keys.stride, 4u);
+  EXPECT_EQ(keys.stride & (keys.stride - 1), 0u);
+  EXPECT_EQ(keys.ticks, last / keys.stride + 1 + (last % keys.stride != 0 ? 1 : 0));
+  EXPECT_NE(keys.note.find("keyframes only: every " + std::to_string(keys.stride) + "th tick"), std::string::npos) << keys.note;
+  EXPECT_NE(keys.data_json.find(",\"ticks\":[0," + std::to_string(keys.stride) + ","), std::string::npos);
+  EXPECT_NE(keys.data_json.find("," + std::to_string(last) + "],\"stride\":"), std::string::npos);
+  // The embedded frame of a tick is the seek answer of that tick, byte for byte.
+  const std::string f = s.seek(keys.stride);
+  EXPECT_NE(keys.data_json.find(f), std::string::npos);
+  // Too small even for two frames: an error that says what to do.
+  lockstep::viewer::EmbedLimits tiny;
+  tiny.max_bytes = 100;
+  EXPECT_FALSE(lockstep::viewer::embed_frames(s, info, tiny, keys, error));
+  EXPECT_EQ(error, "the first and last frames alone take more than 100 bytes (--embed-limit); use --serve");
+}
+
+TEST_F(ViewerSession, NativePageKeepsDataInsideItsScriptElement) {
+  const std::string page = lockstep::viewer::native_page("{\"mode\":\"embedded\",\"x\":\"</script><b>\"}",
+                                                         lockstep::viewer::PageMode::Embedded);
+  EXPECT_NE(page.find("{\"mode\":\"embedded\",\"x\":\"\\u003c/script>\\u003cb>\"}"), std::string::npos);
+  EXPECT_EQ(page.find("@LOCKSTEP_DATA@"), std::string::npos);
+  EXPECT_NE(page.find("connect-src data:"), std::string::npos);  // embedded: no fetch allowed
+  const std::string served = lockstep::viewer::native_page("{\"mode\":\"http\"}", lockstep::viewer::PageMode::Served);
+  EXPECT_NE(served.find("connect-src 'self'"), std::string::npos);
+  // The page's own scripts: the data, the (absent) module, the app — three elements, closed once each.
+  std::size_t closes = 0;
+  for (std::size_t at = 0; (at = page.find("</script>", at)) != std::string::npos; ++at) ++closes;
+  EXPECT_EQ(closes, 3u);
+}
+
+// `view --serve` indexes a replay first (in-memory checkpoints): every seek after it answers
+// exactly what stepping from tick 0 answers — frame and every field of every entity.
+TEST_F(ViewerSession, IndexedSeeksEqualSteppingFromTickZero) {
+  const std::vector<std::byte> bytes = read_all(std::string(LOCKSTEP_SOURCE_DIR) + "/fixtures/skirmish/skirmish.replay");
+  lockstep::viewer::Session indexed, plain;
+  const std::string info = indexed.load(bytes, "skirmish.replay");
+  ASSERT_EQ(info.rfind("{\"ok\":true", 0), 0u);
+  ASSERT_EQ(plain.load(bytes, "skirmish.replay"), info);
+  EXPECT_EQ(indexed.index(std::uint64_t{64} << 20), "");
+  for (const std::uint64_t t : {600u, 17u, 450u, 0u, 599u, 33u}) {
+    const std::string a = indexed.seek(t);
+    const std::string b = plain.seek(t);
+    EXPECT_EQ(a, b) << "tick " << t;
+    EXPECT_EQ(indexed.details(), plain.details()) << "tick " << t;
+  }
+  // Budget for one snapshot only: still correct (fewer checkpoints).
+  lockstep::viewer::Session tight;
+  ASSERT_EQ(tight.load(bytes, "skirmish.replay"), info);
+  EXPECT_EQ(tight.index(1), "");
+  EXPECT_EQ(frame_total(tight.seek(600)), frame_total(plain.seek(600)));
 }
 
 }  // namespace

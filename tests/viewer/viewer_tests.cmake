@@ -1,6 +1,10 @@
 # The viewer (docs/viewer.md).
 #   viewer.*          viewer::Session natively (tests/viewer/session_test.cpp), always built.
-#   viewer_browser.*  label "browser": the generated pages in headless Chromium
+#   viewer_serve      `view --serve` over plain HTTP: answers, bounds, Ctrl-C (serve_test.py).
+#   viewer_native.*   label "chromium", in the default build: the pages WITHOUT emscripten
+#                     (frames embedded, and --serve) in headless Chromium, for lockstep and for
+#                     examples/arena's own tool (native_browser_test.py).
+#   viewer_browser.*  label "browser": the generated wasm pages in headless Chromium
 #                     (tests/viewer/browser_test.py). They need the page template (a build with
 #                     -DLOCKSTEP_VIEWER=ON, i.e. emscripten) and chromium (scripts/bootstrap
 #                     --browser); without them they are SKIPPED (exit 77) and say why.
@@ -29,3 +33,36 @@ foreach(case no_template bad_file fills_template)
                                            ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/viewer_cli)
   set_tests_properties(viewer_cli.${case} PROPERTIES LABELS viewer TIMEOUT 120)
 endforeach()
+
+# `view --serve` (only when the build has cpp-httplib; else `view --serve` says so, tested below).
+if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER)
+  add_test(NAME viewer_serve COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/serve_test.py $<TARGET_FILE:lockstep>
+                                     ${PROJECT_SOURCE_DIR})
+  set_tests_properties(viewer_serve PROPERTIES LABELS viewer TIMEOUT 120)
+endif()
+
+# examples/arena's tool, built here the way the game builds it (lockstep_add_tool; no
+# emscripten), and a program that plants an arena desync bundle.
+lockstep_add_sim(viewer_arena_sim ${PROJECT_SOURCE_DIR}/examples/arena/arena.cpp REGISTER arena::register_sims)
+lockstep_add_tool(arena-lockstep SIMS viewer_arena_sim)
+add_executable(plant_arena_bundle ${CMAKE_CURRENT_LIST_DIR}/plant_arena_bundle.cpp)
+target_include_directories(plant_arena_bundle PRIVATE ${PROJECT_SOURCE_DIR}/examples/arena)
+target_link_libraries(plant_arena_bundle PRIVATE viewer_arena_sim lockstep::inspect lockstep::replay lockstep::hash)
+
+# Label "chromium", not "browser": these run in the default build (scripts/test), and CI's
+# viewer stage (ctest -L browser) would otherwise run them a second time. Not in the
+# sanitizer tree: what they add over viewer_serve and test_viewer is the page's script in a
+# browser, which ASan/UBSan do not see, and a Debug+ASan tool would cost CI minutes it does
+# not have (docs/viewer.md).
+if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER AND NOT LOCKSTEP_SANITIZE)
+  foreach(case native serve)
+    add_test(NAME viewer_native.${case}
+             COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/native_browser_test.py ${case} $<TARGET_FILE:lockstep>
+                     ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/viewer-artifacts)
+    set_tests_properties(viewer_native.${case} PROPERTIES LABELS chromium TIMEOUT 300 SKIP_RETURN_CODE 77)
+  endforeach()
+  add_test(NAME viewer_native.arena
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/native_browser_test.py arena $<TARGET_FILE:arena-lockstep>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/viewer-artifacts $<TARGET_FILE:plant_arena_bundle>)
+  set_tests_properties(viewer_native.arena PROPERTIES LABELS chromium TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

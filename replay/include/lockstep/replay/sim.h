@@ -135,6 +135,26 @@ class Bot {
   virtual void generate(std::uint64_t tick, const World& world, std::span<std::byte> out) noexcept = 0;
 };
 
+// Optional drawing hint for the viewer and pictures (docs/viewer.md): which component fields
+// show an entity on a 2-D canvas. Display only — never read by a simulation, never hashed.
+// Every member names one field as "Component.field" (nullptr or "": not declared):
+//   position  a fixed-point field with 2 or 3 elements (vec2/vec3): x = element 0, y = 1;
+//   x, y      two scalar fixed fields instead (a game that keeps `x` and `y` separately);
+//             they may live in different components;
+//   radius    optional: a scalar fixed field, the entity's size in world units;
+//   team      optional: an integer field; entities are coloured by it (else by archetype);
+//   label     optional: any field, printed beside the entity.
+// An entity is drawn when it has the position component(s). A sim that declares nothing is
+// listed (entities and their fields) instead of drawn.
+struct DrawHint {
+  const char* position = nullptr;
+  const char* x = nullptr;
+  const char* y = nullptr;
+  const char* radius = nullptr;
+  const char* team = nullptr;
+  const char* label = nullptr;
+};
+
 class Sim {
  public:
   virtual ~Sim() = default;
@@ -158,6 +178,8 @@ class Sim {
   // Nominal ticks per second: the rate real-time players run the sim at (`lockstep peer`'s
   // default --tick-hz, the viewer's playback). Never part of the simulation or its hash.
   virtual std::uint32_t tick_hz() const noexcept { return 60; }
+  // Optional: how the viewer draws this sim's entities (DrawHint above). Display only.
+  virtual DrawHint draw_hint() const noexcept { return {}; }
   // A bot for `player`, deterministic in (seed, player, config).
   virtual std::unique_ptr<Bot> make_bot(const SimConfig& config, std::uint64_t seed,
                                         std::uint32_t player) const = 0;

@@ -1,0 +1,49 @@
+#pragma once
+// The viewer page without WebAssembly (docs/viewer.md): the same page (viewer/web/), built
+// into this library, answered either by precomputed frames embedded in the page (`lockstep
+// view FILE -o page.html` in a build without the emscripten page) or by the tool itself over
+// HTTP (`lockstep view FILE --serve`, server.h). The page's script talks to the wasm Session,
+// the embedded data or the HTTP API through one interface (viewer/web/app.js: backends).
+#include <lockstep/viewer/session.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace lockstep::viewer {
+
+enum class PageMode {
+  Embedded,  // data: {"mode":"embedded",...} (embed_frames); no network at all
+  Served,    // data: {"mode":"http"}; the page fetches /api/* from the origin that served it
+};
+
+// The page with `data_json` as its data: HTML with the style and script inline. Every '<' in
+// the data is written as \u003c (so "</script" cannot end the element early). The
+// Content-Security-Policy forbids every fetch (Embedded) or allows only the page's own
+// origin (Served).
+std::string native_page(std::string_view data_json, PageMode mode);
+
+struct EmbedLimits {
+  // Total bytes of frame data a page may hold. Up to it every tick is embedded; beyond it
+  // every k-th tick (keyframes; the first and last always), k the smallest power of two that
+  // fits, and the page says so.
+  std::uint64_t max_bytes = std::uint64_t{24} << 20;
+};
+
+struct Embedded {
+  std::string data_json;         // native_page's data
+  std::uint64_t ticks = 0;       // frames embedded
+  std::uint64_t stride = 1;      // 1: every tick; k: keyframes every k ticks
+  std::uint64_t bytes = 0;       // frame data size
+  std::string note;              // "" or what the page tells the user about keyframes
+};
+
+// Precomputes the frames of the file loaded into `session` (`load_answer`: what load()
+// returned): every tick of a replay (or keyframes, see EmbedLimits), the single frame of a
+// bundle or snapshot, each with every entity's field values (Session::details). False with
+// `error` set when a seek fails (the file is corrupt past its header) or even the keyframes
+// of the first and last tick exceed the limit.
+bool embed_frames(Session& session, std::string_view load_answer, const EmbedLimits& limits, Embedded& out,
+                  std::string& error);
+
+}  // namespace lockstep::viewer

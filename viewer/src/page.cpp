@@ -1,0 +1,152 @@
+// The native viewer page (page.h): the page's files built into the library, filled with
+// precomputed frames or pointed at the HTTP API.
+#include <lockstep/viewer/page.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace lockstep::viewer {
+
+namespace assets {
+extern const std::string_view html;  // generated from viewer/web (cmake/embed_assets.cmake)
+extern const std::string_view css;
+extern const std::string_view app;
+}  // namespace assets
+
+namespace {
+
+void replace_once(std::string& page, std::string_view key, std::string_view value) {
+  const std::size_t at = page.find(key);
+  if (at != std::string::npos) page.replace(at, key.size(), value);
+}
+
+// Inside <script>, the only sequence that ends the element early is "</script": JSON text has
+// '<' only inside strings, where \u003c means the same character.
+std::string script_safe(std::string_view json) {
+  std::string o;
+  o.reserve(json.size());
+  for (char c : json) {
+    if (c == '<')
+      o += "\\u003c";
+    else
+      o += c;
+  }
+  return o;
+}
+
+std::string script_text(std::string_view js) {
+  std::string o(js);
+  for (std::size_t at = 0; (at = o.find("</script", at)) != std::string::npos; at += 2) o.replace(at, 2, "<\\/");
+  return o;
+}
+
+}  // namespace
+
+std::string native_page(std::string_view data_json, PageMode mode) {
+  std::string page(assets::html);
+  // The wasm page's policy forbids every fetch; served, the page asks its own origin only.
+  if (mode == PageMode::Served) replace_once(page, "connect-src data:", "connect-src 'self'");
+  replace_once(page, "/*@STYLE@*/", assets::css);
+  replace_once(page, "/*@MODULE@*/", "/* no WebAssembly module: frames come from the tool (docs/viewer.md) */");
+  replace_once(page, "/*@APP@*/", script_text(assets::app));
+  replace_once(page, "@LOCKSTEP_DATA@", script_safe(data_json));
+  return page;
+}
+
+namespace {
+// The "tick" of a frame answer is at a known place; the frame is what seek() returned.
+bool ok_answer(const std::string& answer) { return answer.rfind("{\"ok\":true", 0) == 0; }
+
+std::string json_string(std::string_view s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      o += buf;
+    } else {
+      o += c;
+    }
+  }
+  return o + "\"";
+}
+
+// The tick range of a load answer ("first_tick":N ... "last_tick":M).
+std::uint64_t number_after(std::string_view json, std::string_view key) {
+  const std::size_t at = json.find(key);
+  if (at == std::string_view::npos) return 0;
+  std::uint64_t v = 0;
+  for (std::size_t i = at + key.size(); i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i)
+    v = v * 10 + static_cast<std::uint64_t>(json[i] - '0');
+  return v;
+}
+}  // namespace
+
+bool embed_frames(Session& session, std::string_view load_answer, const EmbedLimits& limits, Embedded& out,
+                  std::string& error) {
+  out = Embedded{};
+  const std::uint64_t first = number_after(load_answer, "\"first_tick\":");
+  const std::uint64_t last = number_after(load_answer, "\"last_tick\":");
+  // Frames of a replay are computed by stepping forward once; the stride doubles (and the
+  // walk restarts) when the frames so far would not fit at this stride.
+  for (std::uint64_t stride = 1, next = 2;; stride = next, next = stride * 2) {
+    std::vector<std::uint64_t> ticks;
+    for (std::uint64_t t = first; t <= last; t += stride) {
+      ticks.push_back(t);
+      if (last - t < stride) break;
+    }
+    if (ticks.back() != last) ticks.push_back(last);
+    std::string frames = "[", details = "[";
+    bool fits = true;
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+      const std::string f = session.seek(ticks[i]);
+      if (!ok_answer(f)) {
+        error = session.error().empty() ? f : session.error();
+        return false;
+      }
+      const std::string d = session.details();
+      frames += (i ? "," : "") + f;
+      details += (i ? "," : "") + d;
+      if (frames.size() + details.size() > limits.max_bytes) {
+        fits = false;
+        // The frames so far predict the size of all: the next stride is the power of two that
+        // should fit (at least double), so a long replay is not walked once per doubling.
+        const std::uint64_t per = (frames.size() + details.size()) / (i + 1) + 1;
+        while (next < (last - first + 1) && (ticks.size() * stride / next + 2) * per > limits.max_bytes) next *= 2;
+        break;
+      }
+    }
+    if (!fits) {
+      // Two frames (the first and the last) are the least a page shows.
+      if (ticks.size() <= 2) {
+        error = "the first and last frames alone take more than " + std::to_string(limits.max_bytes) +
+                " bytes (--embed-limit); use --serve";
+        return false;
+      }
+      continue;
+    }
+    frames += "]";
+    details += "]";
+    out.ticks = ticks.size();
+    out.stride = stride;
+    out.bytes = frames.size() + details.size();
+    if (stride > 1)
+      out.note = "this page holds keyframes only: every " + std::to_string(stride) + "th tick (" +
+                 std::to_string(ticks.size()) + " of " + std::to_string(last - first + 1) +
+                 " ticks) to stay under " + std::to_string(limits.max_bytes >> 20) +
+                 " MiB; other ticks show the keyframe before them. Every tick: lockstep view FILE --serve";
+    std::string t = "[";
+    for (std::size_t i = 0; i < ticks.size(); ++i) t += (i ? "," : "") + std::to_string(ticks[i]);
+    t += "]";
+    out.data_json = "{\"mode\":\"embedded\",\"info\":" + std::string(load_answer) + ",\"ticks\":" + t +
+                    ",\"stride\":" + std::to_string(stride) + ",\"note\":" + json_string(out.note) +
+                    ",\"frames\":" + frames + ",\"details\":" + details + "}";
+    return true;
+  }
+}
+
+}  // namespace lockstep::viewer
