@@ -7,6 +7,7 @@
 #include "rollback_cli.h"
 
 #include <lockstep/replay/replay_follow.h>
+#include <lockstep/stream/http_source.h>
 
 #include <chrono>
 #include <cstdio>
@@ -40,9 +41,17 @@ int follow_cmd(const FollowArgs& a) {
     return report_error(a.json, kExitBadInput, "--from '" + a.from + "': expected 'checkpoint', 'begin' or a tick number");
   o.delay_ticks = a.delay_ticks;
   o.max_ticks_per_poll = a.catchup_ticks;
-  if (a.source.find("://") != std::string::npos)
-    return report_error(a.json, kExitBadInput, "--follow " + a.source + ": URLs are not supported by this build (a local file path)");
-  replay::GrowingFileSource source(a.source);
+  std::unique_ptr<replay::ByteSource> owned;
+  if (stream::is_http_url(a.source)) {
+    if (!stream::http_available())
+      return report_error(a.json, kExitBadInput, "--follow " + a.source + ": this build has no libcurl (HTTP sources)");
+    owned = std::make_unique<stream::HttpRangeSource>(a.source);
+  } else if (a.source.find("://") != std::string::npos) {
+    return report_error(a.json, kExitBadInput, "--follow " + a.source + ": only http:// and https:// URLs, or a file path");
+  } else {
+    owned = std::make_unique<replay::GrowingFileSource>(a.source);
+  }
+  replay::ByteSource& source = *owned;
   replay::ReplayFollower follower([](std::string_view n) { return find_sim_or_hidden(n); }, o, a.source);
   const auto t0 = Clock::now();
   const auto poll_every = std::chrono::milliseconds(a.poll_ms);

@@ -34,3 +34,18 @@ foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood
                    $<TARGET_FILE:hostile_proxy> ${_rb_work} ${_hostile_runs})
   set_tests_properties(rollback_hostile.${case} PROPERTIES LABELS rollback_hostile TIMEOUT 240)
 endforeach()
+
+# Following a live recording over HTTP (udp_match.sh follow_http): a Range-capable static
+# server made with cpp-httplib, when the build has it and the CLI has libcurl.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(TEST_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+endif()
+if(TEST_HTTPLIB_FOUND AND LOCKSTEP_CURL_FOUND)
+  add_executable(range_server ${CMAKE_CURRENT_LIST_DIR}/range_server_tool.cpp)
+  target_link_libraries(range_server PRIVATE PkgConfig::TEST_HTTPLIB)
+  add_test(NAME rollback_udp.follow_http
+           COMMAND ${CMAKE_COMMAND} -E env RANGE_SERVER=$<TARGET_FILE:range_server>
+                   bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh follow_http $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
+  set_tests_properties(rollback_udp.follow_http PROPERTIES LABELS rollback_udp TIMEOUT 120)
+endif()

@@ -133,6 +133,33 @@ case $case_name in
     # A finished recording is followed the same way (from tick 0 here).
     "$bin" spectate --follow "$work/p1.replay" --from begin --json >"$work/w3.json" 2>&1 || fail "following a finished file"
     ;;
+  follow_http)
+    # The same broadcast through a web server: the recording's directory is served by a
+    # Range-capable static server (any web server or CDN would do); the watcher follows the
+    # URL (p0.replay.partial while the match runs, p0.replay after) from its newest checkpoint.
+    n=$((1200 / scale))
+    common="--sim duel --count 2 --ticks $n --tick-hz 240 --input-delay 4 --max-prediction 24 --hash-interval 16"
+    "$RANGE_SERVER" "$work" "$work/port" &
+    server=$!
+    for _ in $(seq 1 200); do [[ -s $work/port ]] && break; sleep 0.02; done
+    [[ -s $work/port ]] || fail "the range server did not start"
+    url="http://127.0.0.1:$(cat "$work/port")/p0.replay"
+    start 0 $common --checkpoint-every 64
+    start 1 $common --checkpoint-every 64
+    for _ in $(seq 1 200); do grep -q "running" "$work/p0.err" 2>/dev/null && break; sleep 0.05; done
+    sleep 2
+    timeout -s KILL 60 "$bin" spectate --follow "$url" --delay-ticks 60 --json --max-seconds 50 >"$work/w.json" 2>"$work/w.err" &
+    w=$!
+    for i in 0 1; do wait_ok $i 0; done
+    wait $w; rc=$?
+    kill $server 2>/dev/null
+    [[ $rc -eq 0 ]] || fail "the HTTP watcher exited $rc: $(cat "$work/w.err") $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "the HTTP watcher's final state differs"
+    s=$(jget "$work/w.json" start_tick)
+    (( s > 0 && s % 64 == 0 )) || fail "the HTTP watcher did not start at a checkpoint (start tick $s)"
+    (( $(jget "$work/w.json" lag_max_ticks) <= 60 + 64 )) || fail "the HTTP watcher fell behind: $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" source) == "$url" ]] || fail "the watcher did not end on the final URL: $(jget "$work/w.json" source)"
+    ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
     # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.
