@@ -68,6 +68,7 @@ MatchKey random_match_key() noexcept {
     return k;
   }
 #endif
+  // lockstep: allow(rand) a match key from the OS CSPRNG: never simulation state
   std::random_device rd;  // the OS generator (getrandom / BCryptGenRandom)
   for (std::size_t i = 0; i < k.bytes.size(); i += 4) {
     const std::uint32_t v = rd();
@@ -176,6 +177,7 @@ std::uint64_t random_u64() noexcept {
     return v;
   }
 #endif
+  // lockstep: allow(rand) a handshake nonce must be unpredictable: never simulation state
   std::random_device rd;
   v = (std::uint64_t{rd()} << 32) | rd();
   return v;

@@ -261,10 +261,11 @@ $diff_text"
     # Simulation that depends on the local player: every peer simulates differently.
     expect 0 "$bin" synctest --sim broken-peer --ticks 100 --per-system
     expect 1 "$bin" netsim --sim broken-peer --ticks 100 --hash-interval 1 --bundle-dir "$work"
-    # The states of the first divergent confirmed tick itself (1), not of the first hash-report
-    # tick that caught it (2: tick 1 was confirmed together with tick 2, only 2 was reported).
+    # The states of the first divergent confirmed tick itself (1), and the hash exchange names
+    # that very tick: ticks 1 and 2 are confirmed together, and every report is sent (0.2 sent
+    # only the newest, so the first event named tick 2).
     contains err.txt "first divergent confirmed tick 1 (peer 0 vs peer 1: confirmed state hashes differ); states of that tick kept"
-    contains err.txt "peer 1 vs peer 0 at confirmed tick 2: tick 2: total differs; components: Body"
+    contains err.txt "peer 0 vs peer 1 at confirmed tick 1: tick 1: total differs; components: Body"
     contains err.txt "state diff at tick 1 (peer 0 | peer 1):"
     contains err.txt "peer 0 tick 1 | peer 1 tick 1"
     contains err.txt "differs: Body (16 differences, 8 entities)"

@@ -41,7 +41,7 @@ find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
   pkg_check_modules(TEST_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
 endif()
-if(TEST_HTTPLIB_FOUND AND LOCKSTEP_CURL_FOUND)
+if(TEST_HTTPLIB_FOUND AND TARGET PkgConfig::CURL)
   add_executable(range_server ${CMAKE_CURRENT_LIST_DIR}/range_server_tool.cpp)
   target_link_libraries(range_server PRIVATE PkgConfig::TEST_HTTPLIB)
   add_test(NAME rollback_udp.follow_http
