@@ -6,7 +6,6 @@
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
 #include "bundle_cli.h"
-#include "rollback_cli.h"
 #include "timing_trace.h"
 
 #include <lockstep/inspect/diff.h>
@@ -57,7 +56,7 @@ int netsim_cmd(const NetsimArgs& a) {
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   if (!a.trace_out.empty())
     if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
-  const replay::Sim* sim = find_sim_or_hidden(a.sim);
+  const replay::Sim* sim = replay::find_sim_including_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
   if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");

@@ -6,7 +6,6 @@
 // session's wait recommendations (time sync) and records the confirmed history as a replay.
 // Floats here are display only.
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
@@ -94,7 +93,7 @@ const char* state_name(rollback::PeerState s) {
 }
 
 int peer_cmd(const PeerArgs& given) {
-  const replay::Sim* sim = find_sim_or_hidden(given.sim);  // planted sims too (desync bundles over UDP)
+  const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
   if (sim == nullptr)
     return report_error(given.json, kExitBadInput, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
   PeerArgs a = given;

@@ -1,6 +1,5 @@
 // lockstep record --sim NAME --bot SEED --ticks N -o FILE — record a bot match.
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <chrono>
 #include <cstdio>
@@ -31,7 +30,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 int record_cmd(const RecordArgs& a) {
   if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
-  const replay::Sim* sim = find_sim_or_hidden(a.sim);
+  const replay::Sim* sim = replay::find_sim_including_hidden(a.sim);
   if (sim == nullptr)
     return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");

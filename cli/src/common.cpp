@@ -1,6 +1,5 @@
 // Shared plumbing of the subcommands (common.h). Floats: display/statistics only.
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <lockstep/inspect/dump.h>
 
@@ -160,7 +159,7 @@ int load_replay(const std::string& path, bool json, Loaded& out) {
   }
   if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
   print_warnings(out.replay.warnings);
-  out.sim = find_sim_or_hidden(out.replay.header.sim_name);
+  out.sim = replay::find_sim_including_hidden(out.replay.header.sim_name);
   if (out.sim == nullptr)
     return report_error(json, kExitBadInput,
                         out.name + ": recorded with sim '" + out.replay.header.sim_name +
