@@ -241,19 +241,4 @@ Percentiles percentiles(std::vector<std::uint64_t> ns) {
   return p;
 }
 
-std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h) {
-  std::vector<std::string> d;
-  const replay::TickHash& th = r.hashes[tick];
-  if (th.total != h.total) d.emplace_back("total");
-  if (th.entities != h.entities) d.emplace_back("entities");
-  if (th.archetypes != h.archetypes) d.emplace_back("archetypes");
-  if (th.resources != h.resources) d.emplace_back("resources");
-  const auto comps = r.components_at(tick);
-  for (std::size_t c = 0; c < comps.size(); ++c) {
-    const std::uint64_t mine = c < h.component_count ? h.components[c] : 0;
-    if (comps[c] != mine) d.push_back(r.header.components[c]);
-  }
-  return d;
-}
-
 }  // namespace lockstep::cli

@@ -118,9 +118,6 @@ struct Percentiles {
 };
 Percentiles percentiles(std::vector<std::uint64_t> ns);
 
-// Comparison of a computed hash against the replay's recorded hash for the same tick.
-// Returns the names of the differing parts (empty = equal).
-std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h);
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 
 // ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------
