@@ -226,19 +226,5 @@ int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, T
   return kExitOk;
 }
 
-Percentiles percentiles(std::vector<std::uint64_t> ns) {
-  Percentiles p;
-  if (ns.empty()) return p;
-  std::sort(ns.begin(), ns.end());
-  const std::size_t n = ns.size();
-  auto at = [&](std::size_t q) { return static_cast<double>(ns[std::min(n - 1, n * q / 100)]) / 1000.0; };
-  p.p50_us = at(50);
-  p.p99_us = at(99);
-  p.max_us = static_cast<double>(ns.back()) / 1000.0;
-  double sum = 0;
-  for (std::uint64_t v : ns) sum += static_cast<double>(v);
-  p.mean_us = sum / static_cast<double>(n) / 1000.0;
-  return p;
-}
 
 }  // namespace lockstep::cli
