@@ -4,7 +4,6 @@
 #include "cmd_follow.h"
 
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <lockstep/replay/replay_follow.h>
 #include <lockstep/stream/http_source.h>
@@ -52,7 +51,7 @@ int follow_cmd(const FollowArgs& a) {
     owned = std::make_unique<replay::GrowingFileSource>(a.source);
   }
   replay::ByteSource& source = *owned;
-  replay::ReplayFollower follower([](std::string_view n) { return find_sim_or_hidden(n); }, o, a.source);
+  replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.source);
   const auto t0 = Clock::now();
   const auto poll_every = std::chrono::milliseconds(a.poll_ms);
   auto last_growth = t0;

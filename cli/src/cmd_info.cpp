@@ -145,27 +145,30 @@ int bundle_info(const InfoArgs& a) {
   return kExitOk;
 }
 
+// `info --sims`: the listed sims (hidden test sims are not listed).
+int sims_info(bool json) {
+  if (json) {
+    Json j;
+    j.begin().field("ok", true).begin_array("sims");
+    for (const replay::Sim* s : replay::registered_sims()) j.value(s->name());
+    j.end_array().end();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    for (const replay::Sim* s : replay::registered_sims())
+      std::printf("%.*s v%u  input %s (%u bytes, schema %s)\n", static_cast<int>(s->name().size()), s->name().data(),
+                  s->version(), s->input_type().name, s->input_type().size,
+                  hex(replay::input_schema_hash(s->input_type())).c_str());
+  }
+  return kExitOk;
+}
+
 int info_cmd(const InfoArgs& a) {
   if (a.systems) return systems_cmd(a);
   if (a.sims && !a.replay.empty())
     return report_error(a.json, kExitBadInput,
                         "info --sims lists the sims of this build and takes no file (got '" + a.replay +
                             "'); drop --sims to describe the file");
-  if (a.sims || a.replay.empty()) {
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", true).begin_array("sims");
-      for (const replay::Sim* s : replay::registered_sims()) j.value(s->name());
-      j.end_array().end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      for (const replay::Sim* s : replay::registered_sims())
-        std::printf("%.*s v%u  input %s (%u bytes, schema %s)\n", static_cast<int>(s->name().size()), s->name().data(),
-                    s->version(), s->input_type().name, s->input_type().size,
-                    hex(replay::input_schema_hash(s->input_type())).c_str());
-    }
-    return kExitOk;
-  }
+  if (a.sims || a.replay.empty()) return sims_info(a.json);
   if (a.replay != kEmbedded) {
     // A desync bundle: what it holds (sides, hashes, facts) and the report of the gate that wrote it.
     switch (peek_kind(a.replay)) {

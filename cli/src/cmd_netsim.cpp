@@ -6,7 +6,6 @@
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
 #include "bundle_cli.h"
-#include "rollback_cli.h"
 #include "timing_trace.h"
 
 #include <lockstep/inspect/diff.h>
@@ -52,6 +51,183 @@ std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
   return r.peers[i].spectator ? std::string("spectator") : "player " + std::to_string(i);
 }
 
+// Desync evidence: both peers' states at the first desynced tick, field by field, and the
+// bundle with --bundle-dir. Returns kExitBadInput when the bundle could not be written.
+// What netsim_cmd decided, for the two printers.
+struct Outcome {
+  bool ok = false;
+  bool unfinished_only = false;
+  int fail_code = kExitMismatch;
+  double secs = 0;
+  std::string recorded, evidence;
+};
+
+void print_netsim_json(const NetsimArgs& a, const rollback::NetsimOptions& o, const rollback::NetsimReport& r, const Outcome& out) {
+  const bool ok = out.ok;
+  const int fail_code = out.fail_code;
+  const double secs = out.secs;
+  const std::string& recorded = out.recorded;
+  const std::string& evidence = out.evidence;
+  Json j;
+  j.begin().field("ok", ok).field("exit", ok ? int{kExitOk} : fail_code).field("sim", a.sim)
+      .field("peers", a.peers).field("players", o.config.players).field("ticks", a.ticks)
+      .field("latency_ms", a.latency_ms).field("jitter_ms", a.jitter_ms).field("loss", a.loss)
+      .field("duplicate", a.duplicate).field("reorder", a.reorder).field("seed", a.seed)
+      .field("input_delay", a.input_delay).field("max_prediction", a.max_prediction)
+      .field("hash_interval", a.hash_interval).field("finished", r.finished).field("frames", r.frames)
+      .field("desyncs", r.desync_count).field("peers_agree", r.peers_agree).field("offline_agrees", r.offline_agrees)
+      .field("final_hash", hex(r.offline_final_hash)).field("rollbacks", r.rollbacks)
+      .field("resimulated_ticks", r.resimulated_ticks).field("max_rollback_depth", r.max_rollback_depth)
+      .field("stalls", r.stalls).field("seconds", secs);
+  if (!recorded.empty()) j.field("record", recorded);
+  if (!r.disagreement.empty()) j.field("disagreement", r.disagreement);
+  if (!r.offline_mismatch.empty()) j.field("offline_mismatch", r.offline_mismatch);
+  if (!evidence.empty()) j.field("desync", evidence);
+  j.begin("network").field("sent", r.network.sent).field("delivered", r.network.delivered).field("lost", r.network.lost)
+      .field("duplicated", r.network.duplicated).field("reordered", r.network.reordered)
+      .field("overflowed", r.network.overflowed).end();
+  j.begin_array("per_peer");
+  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
+    const auto& p = r.peers[i];
+    j.begin().field("peer", i).field("role", role(r, i)).field("rollbacks", p.stats.rollbacks)
+        .field("resimulated_ticks", p.stats.resimulated_ticks).field("max_rollback_depth", p.stats.max_rollback_depth)
+        .field("stalls", p.stats.stalls).field("hash_checks", p.stats.hash_checks)
+        .field("confirmed_tick", p.confirmed_tick).field("messages_sent", p.stats.messages_sent)
+        .field("messages_received", p.stats.messages_received).end();
+  }
+  j.end_array().end();
+  std::printf("%s\n", j.str().c_str());
+}
+
+void print_netsim_text(const NetsimArgs& a, const rollback::NetsimOptions& o, const rollback::NetsimReport& r, const Outcome& out) {
+  const bool ok = out.ok;
+  const bool unfinished_only = out.unfinished_only;
+  const double secs = out.secs;
+  const std::string& recorded = out.recorded;
+  const double sim_seconds = static_cast<double>(r.frames) / static_cast<double>(a.tick_hz);
+  std::printf("netsim %s: %u peers (%u players), %llu ticks at %u Hz; one-way latency %.0f ms ± %.0f ms, loss %.1f%%, "
+              "duplicate %.1f%%, reorder %.1f%%; input delay %u, prediction window %u, hash every %u ticks, seed %llu\n",
+              a.sim.c_str(), a.peers, o.config.players, static_cast<unsigned long long>(a.ticks), a.tick_hz, a.latency_ms,
+              a.jitter_ms, a.loss * 100, a.duplicate * 100, a.reorder * 100, a.input_delay, a.max_prediction,
+              a.hash_interval, static_cast<unsigned long long>(a.seed));
+  std::printf("%-5s %-10s %10s %12s %9s %8s %11s %10s %10s\n", "peer", "role", "rollbacks", "resimulated", "max-depth",
+              "stalls", "hash-checks", "msgs-sent", "msgs-recv");
+  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
+    const auto& p = r.peers[i];
+    std::printf("%-5u %-10s %10llu %12llu %9u %8llu %11llu %10llu %10llu\n", i, role(r, i).c_str(),
+                static_cast<unsigned long long>(p.stats.rollbacks), static_cast<unsigned long long>(p.stats.resimulated_ticks),
+                p.stats.max_rollback_depth, static_cast<unsigned long long>(p.stats.stalls),
+                static_cast<unsigned long long>(p.stats.hash_checks), static_cast<unsigned long long>(p.stats.messages_sent),
+                static_cast<unsigned long long>(p.stats.messages_received));
+  }
+  std::printf("%-16s %10llu %12llu %9u %8llu\n", "total", static_cast<unsigned long long>(r.rollbacks),
+              static_cast<unsigned long long>(r.resimulated_ticks), r.max_rollback_depth,
+              static_cast<unsigned long long>(r.stalls));
+  std::printf("network: %llu sent, %llu lost, %llu duplicated, %llu reordered, %llu delivered\n",
+              static_cast<unsigned long long>(r.network.sent), static_cast<unsigned long long>(r.network.lost),
+              static_cast<unsigned long long>(r.network.duplicated), static_cast<unsigned long long>(r.network.reordered),
+              static_cast<unsigned long long>(r.network.delivered));
+  std::printf("frames: %llu (%.1f s of simulated time for %.1f s of ticks; %.2f s wall)\n",
+              static_cast<unsigned long long>(r.frames), sim_seconds,
+              static_cast<double>(a.ticks) / static_cast<double>(a.tick_hz), secs);
+  if (ok) {
+    std::printf("OK: every peer confirmed all %llu ticks with identical inputs and hashes; an offline replay of the "
+                "confirmed inputs matches (final hash %s)\n",
+                static_cast<unsigned long long>(a.ticks), hex(r.offline_final_hash).c_str());
+  }
+  if (!ok)
+    std::printf("%s: %s\n", unfinished_only ? "UNFINISHED" : "DESYNC", r.desync_count != 0 ? "the peers' confirmed state hashes differ (details on stderr)"
+                                 : !r.finished     ? "the match did not finish"
+                                 : !r.peers_agree  ? r.disagreement.c_str()
+                                                   : r.offline_mismatch.c_str());
+  if (!recorded.empty())
+    std::printf("recorded the confirmed inputs and hashes to %s (re-check: lockstep verify %s)\n", recorded.c_str(),
+                recorded.c_str());
+}
+
+int desync_evidence(rollback::Netsim& net, const rollback::NetsimOptions& o, const NetsimArgs& a, std::string& evidence) {
+  const rollback::NetsimReport& r = net.report();
+  const rollback::NetsimDesync& d = r.desyncs.front();
+  rollback::RollbackSession& mine = net.session(d.peer);
+  const StorageView schema = net.runner(d.peer).world().storage();
+  evidence += "peer " + std::to_string(d.peer) + " vs peer " + std::to_string(d.event.peer) + " at confirmed tick " +
+              std::to_string(d.event.tick) + ": " + describe_hash_diff(mine.desync_local_hash(), mine.desync_remote_hash(), schema) + "\n";
+  const Snapshot* ours = mine.desync_snapshot();
+  const Snapshot* theirs = nullptr;
+  if (d.event.peer < net.peers()) {
+    rollback::RollbackSession& other = net.session(d.event.peer);
+    theirs = other.checkpoint(d.event.tick);
+    if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
+  }
+  // The states of the first divergent confirmed tick itself, captured during the match
+  // (netsim.h: NetsimDivergence); else those of the hash-report tick.
+  const rollback::NetsimDivergence& fd = net.first_divergence();
+  const bool exact = fd.found && fd.states_kept && fd.tick <= d.event.tick;
+  const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
+  if (exact)
+    evidence = "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " vs " + lb +
+               ": confirmed state hashes differ); states of that tick kept\n" + evidence;
+  else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
+    evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
+               "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
+               " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
+  if (exact) {
+    inspect::DiffOptions dopt;
+    dopt.limit = 12;
+    const inspect::StateDiff sd = inspect::diff(fd.a, fd.b, dopt);
+    evidence += "state diff at tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
+                inspect::format_text(sd, la, lb);
+  } else if (ours != nullptr && theirs != nullptr) {
+    inspect::DiffOptions dopt;
+    dopt.limit = 12;
+    const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
+    evidence += "state diff (peer " + std::to_string(d.peer) + " | peer " + std::to_string(d.event.peer) + "):\n" +
+                inspect::format_text(sd, "peer " + std::to_string(d.peer), "peer " + std::to_string(d.event.peer));
+  } else {
+    evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
+  }
+  if (!a.bundle_dir.empty()) {
+    inspect::Bundle b;
+    if (exact) {
+      b.source = "netsim";
+      inspect::set_sim(b, *o.sim, o.config);
+      b.tick = fd.tick;
+      b.facts = inspect::build_facts(o.sim, &fd.a);
+      b.sides.push_back({la, true, fd.a, inspect::breakdown(fd.hash_a)});
+      b.sides.push_back({lb, true, fd.b, inspect::breakdown(fd.hash_b)});
+    } else {
+      b = rollback::session_desync_bundle(mine, theirs, "netsim");
+      b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
+    }
+    b.report = evidence;
+    // The confirmed inputs from the initial state to the kept states.
+    const replay::Replay& log = net.confirmed(0);
+    b.inputs_from = 0;
+    b.frame_bytes = log.header.frame_bytes();
+    const std::uint64_t states_at = exact ? fd.tick : d.event.tick;
+    for (std::uint64_t t = 0; t < states_at && t < log.frame_count(); ++t) {
+      const auto f = log.frame(t);
+      b.inputs.insert(b.inputs.end(), f.begin(), f.end());
+    }
+    std::string path;
+    if (!write_bundle_reporting(a.bundle_dir, b, path)) return kExitBadInput;
+    evidence += "desync bundle: " + path + "\n";
+  }
+  return kExitOk;
+}
+
+// The stderr lines of a failed match (whatever the output format).
+void print_netsim_failure(const NetsimArgs& a, const rollback::NetsimReport& r, const std::string& evidence) {
+  if (!r.finished)
+    std::fprintf(stderr, "lockstep: netsim did not finish: not every peer confirmed %llu ticks within %llu frames\n",
+                 static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(r.frames));
+  if (r.desync_count != 0)
+    std::fprintf(stderr, "lockstep: DESYNC detected %llu times by the hash exchange; first: %s",
+                 static_cast<unsigned long long>(r.desync_count), evidence.c_str());
+  if (!r.peers_agree) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.disagreement.c_str());
+  if (!r.offline_agrees) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.offline_mismatch.c_str());
+}
+
 int netsim_cmd(const NetsimArgs& a) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
@@ -59,7 +235,7 @@ int netsim_cmd(const NetsimArgs& a) {
     if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
-  const replay::Sim* sim = find_sim_or_hidden(a.sim);
+  const replay::Sim* sim = replay::find_sim_including_hidden(a.sim);
   if (sim == nullptr) return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.peers < 1 || a.peers > rollback::kMaxSessionPeers) return report_error(a.json, kExitBadInput, "--peers must be 1..16");
   if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");
@@ -125,161 +301,19 @@ int netsim_cmd(const NetsimArgs& a) {
     recorded = a.record;
   }
 
-  // Desync evidence: both peers' states at the first desynced tick, field by field.
   std::string evidence;
-  if (r.desync_count != 0) {
-    const rollback::NetsimDesync& d = r.desyncs.front();
-    rollback::RollbackSession& mine = net.session(d.peer);
-    const StorageView schema = net.runner(d.peer).world().storage();
-    evidence += "peer " + std::to_string(d.peer) + " vs peer " + std::to_string(d.event.peer) + " at confirmed tick " +
-                std::to_string(d.event.tick) + ": " + describe_hash_diff(mine.desync_local_hash(), mine.desync_remote_hash(), schema) + "\n";
-    const Snapshot* ours = mine.desync_snapshot();
-    const Snapshot* theirs = nullptr;
-    if (d.event.peer < net.peers()) {
-      rollback::RollbackSession& other = net.session(d.event.peer);
-      theirs = other.checkpoint(d.event.tick);
-      if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
-    }
-    // The states of the first divergent confirmed tick itself, captured during the match
-    // (netsim.h: NetsimDivergence); else those of the hash-report tick.
-    const rollback::NetsimDivergence& fd = net.first_divergence();
-    const bool exact = fd.found && fd.states_kept && fd.tick <= d.event.tick;
-    const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
-    if (exact)
-      evidence = "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " vs " + lb +
-                 ": confirmed state hashes differ); states of that tick kept\n" + evidence;
-    else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
-      evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
-                 "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
-                 " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
-    if (exact) {
-      inspect::DiffOptions dopt;
-      dopt.limit = 12;
-      const inspect::StateDiff sd = inspect::diff(fd.a, fd.b, dopt);
-      evidence += "state diff at tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
-                  inspect::format_text(sd, la, lb);
-    } else if (ours != nullptr && theirs != nullptr) {
-      inspect::DiffOptions dopt;
-      dopt.limit = 12;
-      const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
-      evidence += "state diff (peer " + std::to_string(d.peer) + " | peer " + std::to_string(d.event.peer) + "):\n" +
-                  inspect::format_text(sd, "peer " + std::to_string(d.peer), "peer " + std::to_string(d.event.peer));
-    } else {
-      evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
-    }
-    if (!a.bundle_dir.empty()) {
-      inspect::Bundle b;
-      if (exact) {
-        b.source = "netsim";
-        inspect::set_sim(b, *o.sim, o.config);
-        b.tick = fd.tick;
-        b.facts = inspect::build_facts(o.sim, &fd.a);
-        b.sides.push_back({la, true, fd.a, inspect::breakdown(fd.hash_a)});
-        b.sides.push_back({lb, true, fd.b, inspect::breakdown(fd.hash_b)});
-      } else {
-        b = rollback::session_desync_bundle(mine, theirs, "netsim");
-        b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
-      }
-      b.report = evidence;
-      // The confirmed inputs from the initial state to the kept states.
-      const replay::Replay& log = net.confirmed(0);
-      b.inputs_from = 0;
-      b.frame_bytes = log.header.frame_bytes();
-      const std::uint64_t states_at = exact ? fd.tick : d.event.tick;
-      for (std::uint64_t t = 0; t < states_at && t < log.frame_count(); ++t) {
-        const auto f = log.frame(t);
-        b.inputs.insert(b.inputs.end(), f.begin(), f.end());
-      }
-      std::string path;
-      if (!write_bundle_reporting(a.bundle_dir, b, path)) return kExitBadInput;
-      evidence += "desync bundle: " + path + "\n";
-    }
-  }
+  if (r.desync_count != 0)
+    if (int rc = desync_evidence(net, o, a, evidence); rc != kExitOk) return rc;
 
   const bool ok = r.ok();
   // Not finishing (peers starved of inputs) is not evidence of a desync: its own exit code.
   const bool unfinished_only = !r.finished && r.desync_count == 0 && r.peers_agree && r.offline_agrees;
   const int fail_code = unfinished_only ? int{kExitUnfinished} : int{kExitMismatch};
-  const double sim_seconds = static_cast<double>(r.frames) / static_cast<double>(a.tick_hz);
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", ok).field("exit", ok ? int{kExitOk} : fail_code).field("sim", a.sim)
-        .field("peers", a.peers).field("players", o.config.players).field("ticks", a.ticks)
-        .field("latency_ms", a.latency_ms).field("jitter_ms", a.jitter_ms).field("loss", a.loss)
-        .field("duplicate", a.duplicate).field("reorder", a.reorder).field("seed", a.seed)
-        .field("input_delay", a.input_delay).field("max_prediction", a.max_prediction)
-        .field("hash_interval", a.hash_interval).field("finished", r.finished).field("frames", r.frames)
-        .field("desyncs", r.desync_count).field("peers_agree", r.peers_agree).field("offline_agrees", r.offline_agrees)
-        .field("final_hash", hex(r.offline_final_hash)).field("rollbacks", r.rollbacks)
-        .field("resimulated_ticks", r.resimulated_ticks).field("max_rollback_depth", r.max_rollback_depth)
-        .field("stalls", r.stalls).field("seconds", secs);
-    if (!recorded.empty()) j.field("record", recorded);
-    if (!r.disagreement.empty()) j.field("disagreement", r.disagreement);
-    if (!r.offline_mismatch.empty()) j.field("offline_mismatch", r.offline_mismatch);
-    if (!evidence.empty()) j.field("desync", evidence);
-    j.begin("network").field("sent", r.network.sent).field("delivered", r.network.delivered).field("lost", r.network.lost)
-        .field("duplicated", r.network.duplicated).field("reordered", r.network.reordered)
-        .field("overflowed", r.network.overflowed).end();
-    j.begin_array("per_peer");
-    for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
-      const auto& p = r.peers[i];
-      j.begin().field("peer", i).field("role", role(r, i)).field("rollbacks", p.stats.rollbacks)
-          .field("resimulated_ticks", p.stats.resimulated_ticks).field("max_rollback_depth", p.stats.max_rollback_depth)
-          .field("stalls", p.stats.stalls).field("hash_checks", p.stats.hash_checks)
-          .field("confirmed_tick", p.confirmed_tick).field("messages_sent", p.stats.messages_sent)
-          .field("messages_received", p.stats.messages_received).end();
-    }
-    j.end_array().end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("netsim %s: %u peers (%u players), %llu ticks at %u Hz; one-way latency %.0f ms ± %.0f ms, loss %.1f%%, "
-                "duplicate %.1f%%, reorder %.1f%%; input delay %u, prediction window %u, hash every %u ticks, seed %llu\n",
-                a.sim.c_str(), a.peers, o.config.players, static_cast<unsigned long long>(a.ticks), a.tick_hz, a.latency_ms,
-                a.jitter_ms, a.loss * 100, a.duplicate * 100, a.reorder * 100, a.input_delay, a.max_prediction,
-                a.hash_interval, static_cast<unsigned long long>(a.seed));
-    std::printf("%-5s %-10s %10s %12s %9s %8s %11s %10s %10s\n", "peer", "role", "rollbacks", "resimulated", "max-depth",
-                "stalls", "hash-checks", "msgs-sent", "msgs-recv");
-    for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
-      const auto& p = r.peers[i];
-      std::printf("%-5u %-10s %10llu %12llu %9u %8llu %11llu %10llu %10llu\n", i, role(r, i).c_str(),
-                  static_cast<unsigned long long>(p.stats.rollbacks), static_cast<unsigned long long>(p.stats.resimulated_ticks),
-                  p.stats.max_rollback_depth, static_cast<unsigned long long>(p.stats.stalls),
-                  static_cast<unsigned long long>(p.stats.hash_checks), static_cast<unsigned long long>(p.stats.messages_sent),
-                  static_cast<unsigned long long>(p.stats.messages_received));
-    }
-    std::printf("%-16s %10llu %12llu %9u %8llu\n", "total", static_cast<unsigned long long>(r.rollbacks),
-                static_cast<unsigned long long>(r.resimulated_ticks), r.max_rollback_depth,
-                static_cast<unsigned long long>(r.stalls));
-    std::printf("network: %llu sent, %llu lost, %llu duplicated, %llu reordered, %llu delivered\n",
-                static_cast<unsigned long long>(r.network.sent), static_cast<unsigned long long>(r.network.lost),
-                static_cast<unsigned long long>(r.network.duplicated), static_cast<unsigned long long>(r.network.reordered),
-                static_cast<unsigned long long>(r.network.delivered));
-    std::printf("frames: %llu (%.1f s of simulated time for %.1f s of ticks; %.2f s wall)\n",
-                static_cast<unsigned long long>(r.frames), sim_seconds,
-                static_cast<double>(a.ticks) / static_cast<double>(a.tick_hz), secs);
-    if (ok) {
-      std::printf("OK: every peer confirmed all %llu ticks with identical inputs and hashes; an offline replay of the "
-                  "confirmed inputs matches (final hash %s)\n",
-                  static_cast<unsigned long long>(a.ticks), hex(r.offline_final_hash).c_str());
-    }
-    if (!ok)
-      std::printf("%s: %s\n", unfinished_only ? "UNFINISHED" : "DESYNC", r.desync_count != 0 ? "the peers' confirmed state hashes differ (details on stderr)"
-                                   : !r.finished     ? "the match did not finish"
-                                   : !r.peers_agree  ? r.disagreement.c_str()
-                                                     : r.offline_mismatch.c_str());
-    if (!recorded.empty())
-      std::printf("recorded the confirmed inputs and hashes to %s (re-check: lockstep verify %s)\n", recorded.c_str(),
-                  recorded.c_str());
-  }
+  const Outcome out{ok, unfinished_only, fail_code, secs, recorded, evidence};
+  if (a.json) print_netsim_json(a, o, r, out);
+  else print_netsim_text(a, o, r, out);
   if (!ok) {
-    if (!r.finished)
-      std::fprintf(stderr, "lockstep: netsim did not finish: not every peer confirmed %llu ticks within %llu frames\n",
-                   static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(r.frames));
-    if (r.desync_count != 0)
-      std::fprintf(stderr, "lockstep: DESYNC detected %llu times by the hash exchange; first: %s",
-                   static_cast<unsigned long long>(r.desync_count), evidence.c_str());
-    if (!r.peers_agree) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.disagreement.c_str());
-    if (!r.offline_agrees) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.offline_mismatch.c_str());
+    print_netsim_failure(a, r, evidence);
     return fail_code;
   }
   return kExitOk;

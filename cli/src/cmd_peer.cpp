@@ -7,7 +7,6 @@
 // Floats here are display only.
 #include "cmd_follow.h"
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/rollback/desync_bundle.h>
@@ -113,7 +112,7 @@ std::string describe_session_desync(rollback::RollbackSession& session, const ro
 }
 
 int peer_cmd(const PeerArgs& given) {
-  const replay::Sim* sim = find_sim_or_hidden(given.sim);  // planted sims too (desync bundles over UDP)
+  const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
   if (sim == nullptr)
     return report_error(given.json, kExitBadInput, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
   PeerArgs a = given;

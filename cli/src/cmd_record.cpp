@@ -1,6 +1,5 @@
 // lockstep record --sim NAME --bot SEED --ticks N -o FILE — record a bot match.
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <chrono>
 #include <cstdio>
@@ -29,9 +28,25 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// The success lines of `record` (text or JSON).
+void print_recorded(const RecordArgs& a, const replay::SimConfig& config, const StateHash& h, double secs) {
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("output", a.out).field("sim", a.sim).field("players", config.players)
+        .field("units", config.units).field("seed", config.seed).field("bot", a.bot).field("ticks", a.ticks)
+        .field("final_hash", hex(h.total)).field("seconds", secs).end();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("recorded %llu ticks of %s (players %u, units %u, seed %llu, bot %llu) to %s\n",
+                static_cast<unsigned long long>(a.ticks), a.sim.c_str(), config.players, config.units,
+                static_cast<unsigned long long>(config.seed), static_cast<unsigned long long>(a.bot), a.out.c_str());
+    std::printf("final hash %s (tick %llu), %.2f s\n", hex(h.total).c_str(), static_cast<unsigned long long>(h.tick), secs);
+  }
+}
+
 int record_cmd(const RecordArgs& a) {
   if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
-  const replay::Sim* sim = find_sim_or_hidden(a.sim);
+  const replay::Sim* sim = replay::find_sim_including_hidden(a.sim);
   if (sim == nullptr)
     return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
   if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");
@@ -106,19 +121,7 @@ int record_cmd(const RecordArgs& a) {
   }
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const StateHash& h = runner.hash();
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("output", a.out).field("sim", a.sim).field("players", config.players)
-        .field("units", config.units).field("seed", config.seed).field("bot", a.bot).field("ticks", a.ticks)
-        .field("final_hash", hex(h.total)).field("seconds", secs).end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("recorded %llu ticks of %s (players %u, units %u, seed %llu, bot %llu) to %s\n",
-                static_cast<unsigned long long>(a.ticks), a.sim.c_str(), config.players, config.units,
-                static_cast<unsigned long long>(config.seed), static_cast<unsigned long long>(a.bot), a.out.c_str());
-    std::printf("final hash %s (tick %llu), %.2f s\n", hex(h.total).c_str(), static_cast<unsigned long long>(h.tick), secs);
-  }
+  print_recorded(a, config, runner.hash(), secs);
   return kExitOk;
 }
 }  // namespace

@@ -4,6 +4,8 @@
 #include "common.h"
 #include "timing_trace.h"
 
+#include <lockstep/replay/verify.h>
+
 #include <cstdio>
 
 namespace lockstep::cli {
@@ -36,7 +38,7 @@ int run_cmd(const RunArgs& a) {
                                [&](std::uint64_t tick, const StateHash& h) {
                                  if (tick >= r.hashes.size()) return int{kExitOk};
                                  ++checked;
-                                 const auto d = diff_recorded(r, tick, h);
+                                 const auto d = replay::diff_recorded(r, tick, h);
                                  if (d.empty()) return int{kExitOk};
                                  divergence = "tick " + std::to_string(tick) + ": state differs from the recording: " + join(d);
                                  return int{kExitMismatch};

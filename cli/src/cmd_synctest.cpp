@@ -5,7 +5,6 @@
 #include "common.h"
 #include "bundle_cli.h"
 #include "per_system.h"
-#include "rollback_cli.h"
 
 #include <lockstep/inspect/systems.h>
 
@@ -93,7 +92,7 @@ int synctest_cmd(const SyncArgs& a) {
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, &loaded.replay, name);
     r = rollback::synctest_replay(*sim, loaded.replay, a.distance);
   } else {
-    sim = find_sim_or_hidden(a.sim);
+    sim = replay::find_sim_including_hidden(a.sim);
     if (sim == nullptr)
       return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
     if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");

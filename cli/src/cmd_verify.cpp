@@ -6,14 +6,16 @@
 #include "common.h"
 #include "farm.h"
 #include "per_system.h"
-#include "verify_forensics.h"
+#include "verify_against.h"
 
 #include <lockstep/inspect/diff.h>
-
+#include <lockstep/inspect/forensics.h>
 #include <lockstep/replay/trace.h>
+#include <lockstep/replay/verify.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace lockstep::cli {
 
@@ -30,6 +32,76 @@ struct VerifyArgs {
   FarmOptions farm;
 };
 
+// The first divergence of a plain or per-tick-checked verify: field-level diff from the
+// recording's checkpoint, optional bundle, then the DESYNC lines (text or JSON).
+int report_verify_desync(const VerifyArgs& a, const Loaded& loaded, const replay::Runner& runner,
+                         const replay::VerifyResult& v, const Snapshot* prev) {
+  std::string parts = v.differs;
+  const std::optional<inspect::StateDiff> fields = inspect::verify_field_diff(loaded.replay, v.tick, loaded.name, runner);
+  if (fields) parts += "; " + inspect::summary(*fields);
+  std::string bundle;
+  if (prev != nullptr) {
+    const inspect::Bundle b =
+        inspect::verify_bundle(*loaded.sim, loaded.replay, loaded.name, runner, prev->tick() + 1 == v.tick ? prev : nullptr,
+                               v.tick, "DESYNC at tick " + std::to_string(v.tick) + " (vs " + v.against + "): " + parts);
+    if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
+  }
+  std::fprintf(stderr, "lockstep: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", loaded.name.c_str(),
+               static_cast<unsigned long long>(v.tick), v.against.c_str(), parts.c_str());
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", false).field("exit", kExitMismatch).field("replay", loaded.name).field("tick", v.tick)
+        .field("against", v.against).field("differs", parts);
+    if (!bundle.empty()) j.field("bundle", bundle);
+    j.end();
+    std::string out = j.str();
+    if (fields) {
+      out.pop_back();
+      out += ",\"diff\":" + inspect::format_json(*fields) + "}";
+    }
+    std::printf("%s\n", out.c_str());
+  } else {
+    std::printf("DESYNC at tick %llu (vs %s): %s\n", static_cast<unsigned long long>(v.tick), v.against.c_str(), parts.c_str());
+    if (fields) std::printf("%s", inspect::format_text(*fields, "recording", "this build").c_str());
+  }
+  return kExitMismatch;
+}
+
+// The golden trace is longer or shorter than the replay: no state to look at, only the lengths.
+int report_length_mismatch(const VerifyArgs& a, const Loaded& loaded, const replay::VerifyResult& v) {
+  std::fprintf(stderr, "lockstep: MISMATCH %s at tick %llu (%s): %s\n", loaded.name.c_str(),
+               static_cast<unsigned long long>(v.tick), v.against.c_str(), v.differs.c_str());
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("replay", loaded.name).field("tick", v.tick)
+        .field("against", v.against).field("differs", v.differs).end();
+    std::printf("%s\n", j.str().c_str());
+  }
+  return kExitMismatch;
+}
+
+int report_verify_ok(const VerifyArgs& a, const Loaded& loaded, const replay::VerifyResult& v) {
+  if (v.compared_nothing())
+    std::fprintf(stderr, "lockstep: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n",
+                 loaded.name.c_str());
+  if (a.json) {
+    Json j;
+    j.begin().field("ok", true).field("replay", loaded.name).field("ticks", v.ticks)
+        .field("final_hash", hex(v.final_hash.total)).field("recorded_hashes_checked", v.recorded_checked)
+        .field("golden_ticks_checked", v.golden_checked).field("checkpoints_checked", v.checkpoints_checked)
+        .field("complete", loaded.replay.complete).end();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("OK %s: %llu ticks, final hash %s; checked %llu recorded hashes, %llu golden trace ticks, %llu checkpoints\n",
+                loaded.name.c_str(), static_cast<unsigned long long>(v.ticks), hex(v.final_hash.total).c_str(),
+                static_cast<unsigned long long>(v.recorded_checked), static_cast<unsigned long long>(v.golden_checked),
+                static_cast<unsigned long long>(v.checkpoints_checked));
+  }
+  return kExitOk;
+}
+
+// The comparison itself is replay::verify (or inspect::verify_by_system with --per-system);
+// this only loads, calls and prints.
 int verify_cmd(const VerifyArgs& a) {
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
@@ -41,171 +113,34 @@ int verify_cmd(const VerifyArgs& a) {
   Loaded loaded;
   if (int rc = load_replay(a.replay, a.json, loaded); rc != kExitOk) return rc;
   if (int rc = require_complete(loaded, a.allow_partial, a.json); rc != kExitOk) return rc;
-  const replay::Replay& r = loaded.replay;
   replay::Trace golden;
-  const bool have_golden = !a.trace.empty();
-  if (have_golden) {
+  replay::VerifyOptions opt;
+  opt.replay_name = loaded.name;
+  if (!a.trace.empty()) {
     replay::ReplayStatus st = replay::read_trace_file(a.trace, golden);
     if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+    opt.golden = &golden;
+    opt.golden_name = a.trace;
   }
-  replay::Runner runner(*loaded.sim, r.header.config);
-  if (!runner.status().ok())
-    return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + runner.status().message());
-  const StorageView schema = runner.world().storage();
-  if (r.header.has_component_hashes()) {
-    bool same = r.header.components.size() == schema.component_count();
-    for (std::size_t c = 0; same && c < r.header.components.size(); ++c)
-      same = r.header.components[c] == schema.component(static_cast<std::uint32_t>(c)).name;
-    if (!same)
-      return report_error(a.json, kExitBadInput,
-                          loaded.name + ": the recorded component list differs from this build's sim (" +
-                              join(r.header.components) + ")");
-  }
-
-  // Checkpoints are loaded into a second world of the same sim and hashed.
-  std::unique_ptr<replay::Runner> scratch;
-  Snapshot scratch_snapshot;
-  if (!r.checkpoints.empty()) {
-    scratch = std::make_unique<replay::Runner>(*loaded.sim, r.header.config);
-    scratch_snapshot.reserve(scratch->world());
-  }
-  std::size_t next_cp = 0;
-  // With --bundle-dir the state of the previous tick is kept (the last agreeing state).
-  Snapshot prev, cur;
-  const bool keep = !a.bundle_dir.empty();
-  if (keep) {
-    prev.reserve(runner.world());
-    cur.reserve(runner.world());
-  }
-
-  std::uint64_t recorded_checked = 0, golden_checked = 0, checkpoints_checked = 0;
-  std::uint64_t bad_tick = 0;
-  std::string source, parts;
-  int bad_input = kExitOk;
-  std::string bad_message;
-  const auto on_tick = [&](std::uint64_t tick, const StateHash& h) {
-    if (tick < r.hashes.size()) {
-      ++recorded_checked;
-      const auto d = diff_recorded(r, tick, h);
-      if (!d.empty()) {
-        bad_tick = tick;
-        source = "recorded hashes";
-        parts = join(d);
-        return int{kExitMismatch};
-      }
-    }
-    if (have_golden && tick < golden.lines.size()) {
-      ++golden_checked;
-      const auto d = replay::diff_trace_line(golden.lines[tick], h, schema);
-      if (!d.empty()) {
-        bad_tick = tick;
-        source = "golden trace " + a.trace + " line " + std::to_string(golden.lines[tick].line_number);
-        parts = join(d);
-        return int{kExitMismatch};
-      }
-    }
-    while (next_cp < r.checkpoints.size() && r.checkpoints[next_cp].tick == tick) {
-      const replay::Checkpoint& cp = r.checkpoints[next_cp++];
-      const FileStatus fs = load_snapshot_bytes(cp.snapshot, scratch->world(), scratch_snapshot, loaded.name + " checkpoint");
-      if (!fs.ok()) {
-        bad_message = loaded.name + ": checkpoint at tick " + std::to_string(cp.tick) + " unreadable: " + fs.message;
-        bad_input = kExitBadInput;
-        return int{kExitBadInput};
-      }
-      ++checkpoints_checked;
-      const StateHash ch = hash_world(scratch->world());
-      const HashDiff d = diff_hashes(ch, h);
-      if (!d.empty()) {
-        bad_tick = tick;
-        source = "checkpoint";
-        parts = describe_hash_diff(ch, h, schema);
-        return int{kExitMismatch};
-      }
-    }
-    if (keep) {
-      runner.world().save(cur);
-      std::swap(prev, cur);
-    }
-    return int{kExitOk};
-  };
-  // --per-system: the same checks on every tick, with each tick run twice from the same state
-  // and hashed after every stage (the synctest gate, per_system.h) in the same pass.
-  inspect::SystemSyncResult by_system;
-  const int rc = a.per_system ? replay_frames_by_system(loaded, runner, on_tick, by_system)
-                              : replay_frames(loaded, runner, false, nullptr, on_tick);
-  if (a.per_system && !by_system.ok && bad_input == kExitOk)
-    return report_system_divergence("verify", loaded.name, *loaded.sim, r.header.config, by_system, a.bundle_dir, a.json);
-  if (bad_input != kExitOk) return report_error(a.json, kExitBadInput, bad_message);
-  if (rc == kExitBadInput) return rc;
-  const std::uint64_t last_tick = r.frame_count();
-  if (rc == kExitOk && have_golden && golden.lines.size() != last_tick + 1) {
-    // Lengths differ: the first tick present on one side only is the divergence.
-    bad_tick = std::min<std::uint64_t>(golden.lines.size(), last_tick + 1);
-    source = "golden trace " + a.trace;
-    parts = golden.lines.size() > last_tick + 1
-                ? "the replay ends at tick " + std::to_string(last_tick) + " but the golden trace continues to tick " +
-                      std::to_string(golden.lines.size() - 1)
-                : "the golden trace ends at tick " + std::to_string(golden.lines.size() - 1) +
-                      " but the replay continues to tick " + std::to_string(last_tick);
-    const int mismatch = kExitMismatch;
-    std::fprintf(stderr, "lockstep: MISMATCH %s at tick %llu (%s): %s\n", loaded.name.c_str(),
-                 static_cast<unsigned long long>(bad_tick), source.c_str(), parts.c_str());
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", false).field("exit", mismatch).field("replay", loaded.name).field("tick", bad_tick)
-          .field("against", source).field("differs", parts).end();
-      std::printf("%s\n", j.str().c_str());
-    }
-    return mismatch;
-  }
-  if (rc == kExitMismatch) {
-    // Field level: the recording's checkpoint of that tick against this build's state.
-    std::optional<inspect::StateDiff> fields;
-    if (auto expected = checkpoint_state(r, bad_tick, loaded.name))
-      fields = inspect::diff(*expected, inspect::capture(runner.world().storage()));
-    if (fields) parts += "; " + inspect::summary(*fields);
-    std::string bundle;
-    if (keep) {
-      const inspect::Bundle b = verify_bundle(loaded, runner, prev.tick() + 1 == bad_tick ? &prev : nullptr, bad_tick,
-                                              "DESYNC at tick " + std::to_string(bad_tick) + " (vs " + source + "): " + parts);
-      if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
-    }
-    std::fprintf(stderr, "lockstep: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", loaded.name.c_str(),
-                 static_cast<unsigned long long>(bad_tick), source.c_str(), parts.c_str());
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", false).field("exit", kExitMismatch).field("replay", loaded.name).field("tick", bad_tick)
-          .field("against", source).field("differs", parts);
-      if (!bundle.empty()) j.field("bundle", bundle);
-      j.end();
-      std::string out = j.str();
-      if (fields) {
-        out.pop_back();
-        out += ",\"diff\":" + inspect::format_json(*fields) + "}";
-      }
-      std::printf("%s\n", out.c_str());
-    } else {
-      std::printf("DESYNC at tick %llu (vs %s): %s\n", static_cast<unsigned long long>(bad_tick), source.c_str(), parts.c_str());
-      if (fields) std::printf("%s", inspect::format_text(*fields, "recording", "this build").c_str());
-    }
-    return kExitMismatch;
-  }
-  const bool nothing = recorded_checked == 0 && golden_checked == 0 && checkpoints_checked == 0;
-  if (nothing) std::fprintf(stderr, "lockstep: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n", loaded.name.c_str());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("replay", loaded.name).field("ticks", last_tick)
-        .field("final_hash", hex(runner.hash().total)).field("recorded_hashes_checked", recorded_checked)
-        .field("golden_ticks_checked", golden_checked).field("checkpoints_checked", checkpoints_checked)
-        .field("complete", r.complete).end();
-    std::printf("%s\n", j.str().c_str());
+  Snapshot prev;  // with --bundle-dir: the last agreeing state
+  if (!a.bundle_dir.empty()) opt.previous = &prev;
+  replay::Runner runner(*loaded.sim, loaded.replay.header.config);
+  replay::VerifyResult v;
+  if (a.per_system) {
+    replay::VerifyChecks checks(runner, loaded.replay, opt);
+    inspect::SystemSyncResult by_system;
+    inspect::verify_by_system(runner, loaded.replay, checks, by_system);
+    v = std::move(checks.result());
+    if (!by_system.ok && !v.bad_input())
+      return report_system_divergence("verify", loaded.name, *loaded.sim, loaded.replay.header.config, by_system,
+                                      a.bundle_dir, a.json);
   } else {
-    std::printf("OK %s: %llu ticks, final hash %s; checked %llu recorded hashes, %llu golden trace ticks, %llu checkpoints\n",
-                loaded.name.c_str(), static_cast<unsigned long long>(last_tick), hex(runner.hash().total).c_str(),
-                static_cast<unsigned long long>(recorded_checked), static_cast<unsigned long long>(golden_checked),
-                static_cast<unsigned long long>(checkpoints_checked));
+    v = replay::verify(runner, loaded.replay, opt);
   }
-  return kExitOk;
+  if (v.bad_input()) return report_error(a.json, kExitBadInput, v.error);
+  if (v.ok) return report_verify_ok(a, loaded, v);
+  if (v.lengths_differ) return report_length_mismatch(a, loaded, v);
+  return report_verify_desync(a, loaded, runner, v, opt.previous);
 }
 }  // namespace
 

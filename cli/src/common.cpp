@@ -1,6 +1,5 @@
 // Shared plumbing of the subcommands (common.h). Floats: display/statistics only.
 #include "common.h"
-#include "rollback_cli.h"
 
 #include <lockstep/inspect/dump.h>
 
@@ -184,7 +183,7 @@ int load_replay(const std::string& path, bool json, Loaded& out) {
   }
   if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
   print_warnings(out.replay.warnings);
-  out.sim = find_sim_or_hidden(out.replay.header.sim_name);
+  out.sim = replay::find_sim_including_hidden(out.replay.header.sim_name);
   if (out.sim == nullptr)
     return report_error(json, kExitBadInput,
                         out.name + ": recorded with sim '" + out.replay.header.sim_name +
@@ -251,34 +250,5 @@ int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, T
   return kExitOk;
 }
 
-Percentiles percentiles(std::vector<std::uint64_t> ns) {
-  Percentiles p;
-  if (ns.empty()) return p;
-  std::sort(ns.begin(), ns.end());
-  const std::size_t n = ns.size();
-  auto at = [&](std::size_t q) { return static_cast<double>(ns[std::min(n - 1, n * q / 100)]) / 1000.0; };
-  p.p50_us = at(50);
-  p.p99_us = at(99);
-  p.max_us = static_cast<double>(ns.back()) / 1000.0;
-  double sum = 0;
-  for (std::uint64_t v : ns) sum += static_cast<double>(v);
-  p.mean_us = sum / static_cast<double>(n) / 1000.0;
-  return p;
-}
-
-std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h) {
-  std::vector<std::string> d;
-  const replay::TickHash& th = r.hashes[tick];
-  if (th.total != h.total) d.emplace_back("total");
-  if (th.entities != h.entities) d.emplace_back("entities");
-  if (th.archetypes != h.archetypes) d.emplace_back("archetypes");
-  if (th.resources != h.resources) d.emplace_back("resources");
-  const auto comps = r.components_at(tick);
-  for (std::size_t c = 0; c < comps.size(); ++c) {
-    const std::uint64_t mine = c < h.component_count ? h.components[c] : 0;
-    if (comps[c] != mine) d.push_back(r.header.components[c]);
-  }
-  return d;
-}
 
 }  // namespace lockstep::cli

@@ -4,6 +4,7 @@
 #include <lockstep/cli/cli.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/timing_trace.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
@@ -119,14 +120,9 @@ struct TickStats {
 int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, TickStats* stats,
                   const std::function<int(std::uint64_t tick, const StateHash& hash)>& on_tick);
 
-struct Percentiles {
-  double p50_us = 0, p99_us = 0, max_us = 0, mean_us = 0;
-};
-Percentiles percentiles(std::vector<std::uint64_t> ns);
+using inspect::Percentiles;  // inspect/timing_trace.h
+using inspect::percentiles;
 
-// Comparison of a computed hash against the replay's recorded hash for the same tick.
-// Returns the names of the differing parts (empty = equal).
-std::vector<std::string> diff_recorded(const replay::Replay& r, std::uint64_t tick, const StateHash& h);
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 
 // ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------

@@ -18,6 +18,9 @@
 #ifndef LOCKSTEP_BUILD_FLAGS
 #define LOCKSTEP_BUILD_FLAGS ""
 #endif
+#ifndef LOCKSTEP_DETERMINISM_FLAGS
+#define LOCKSTEP_DETERMINISM_FLAGS ""
+#endif
 #ifndef LOCKSTEP_BUILD_TYPE
 #define LOCKSTEP_BUILD_TYPE ""
 #endif
@@ -103,6 +106,15 @@ std::vector<std::pair<std::string, std::string>> build_facts(const replay::Sim* 
   f.emplace_back("target", target());
   f.emplace_back("build type", LOCKSTEP_BUILD_TYPE);
   f.emplace_back("flags", LOCKSTEP_BUILD_FLAGS);
+  // The flags of rule 6 (docs/determinism.md) come from add_compile_options and
+  // lockstep::determinism, not CMAKE_CXX_FLAGS: recorded on their own, with what the compiler
+  // itself says about fast math in this translation unit.
+  f.emplace_back("determinism flags", LOCKSTEP_DETERMINISM_FLAGS);
+#if defined(__FAST_MATH__)
+  f.emplace_back("fast math", "on (__FAST_MATH__ defined: not a deterministic build)");
+#else
+  f.emplace_back("fast math", "off");
+#endif
   if (sim != nullptr) {
     f.emplace_back("sim", std::string(sim->name()));
     f.emplace_back("sim version", std::to_string(sim->version()));

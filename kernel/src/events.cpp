@@ -16,6 +16,7 @@ const char* to_string(EventId id) noexcept {
     case EventId::AccessUndeclaredWrite: return "access_undeclared_write";
     case EventId::AccessUndeclaredResource: return "access_undeclared_resource";
     case EventId::AccessUndeclaredCommands: return "access_undeclared_commands";
+    case EventId::AccessResourceMutableDeclaredRead: return "access_mutable_resource_declared_read";
     case EventId::Count_: break;
   }
   return "unknown";
@@ -52,9 +53,15 @@ class StderrSink final : public EventSink {
       return;
     }
     if (e.system != nullptr) {
-      std::fprintf(stderr,
-                   "lockstep %s %s: %s system=%s entity_id=%u generation=%u component_id=%d resource_id=%d\n",
-                   e.subsystem, severity_name(e.severity), to_string(e.id), e.system, e.entity.slot,
+      // Names first: the reader fixes the declaration of `system` for `type` (ids are only
+      // positions in one world's registration order).
+      const char* kind = e.resource_id >= 0 ? "resource" : "component";
+      std::fprintf(stderr, "lockstep %s %s: %s system=%s %s=%s declared=%s", e.subsystem,
+                   severity_name(e.severity), to_string(e.id), e.system, kind,
+                   e.type_name != nullptr ? e.type_name : "-", e.declared != nullptr ? e.declared : "none");
+      if (e.id == EventId::AccessResourceMutableDeclaredRead)
+        std::fprintf(stderr, " (served: read it with readResource<T>() or const World&, or declare it Write)");
+      std::fprintf(stderr, " entity_id=%u generation=%u component_id=%d resource_id=%d\n", e.entity.slot,
                    e.entity.generation, e.component_id, e.resource_id);
       return;
     }

@@ -31,6 +31,18 @@ Status AccessSet::declare(const World& world, const char* type_name, bool write)
   return Status::Ok();
 }
 
+namespace {
+// What the installed set declared for one type, for the reader of the event.
+const char* declared_component(const AccessSet* a, std::uint32_t id) noexcept {
+  if (a == nullptr || !a->read_components.contains(id)) return "none";
+  return a->write_components.contains(id) ? "write" : "read";
+}
+const char* declared_resource(const AccessSet* a, std::uint32_t id) noexcept {
+  if (a == nullptr || id >= 256 || !a->read_resources.contains(id)) return "none";
+  return a->write_resources.contains(id) ? "write" : "read";
+}
+}  // namespace
+
 Status World::access_violation(AccessKind kind, std::uint32_t id, Entity e) const noexcept {
   Event ev;
   ev.subsystem = "access";
@@ -38,20 +50,22 @@ Status World::access_violation(AccessKind kind, std::uint32_t id, Entity e) cons
   ev.system = access_ != nullptr ? access_->name : nullptr;
   switch (kind) {
     case AccessKind::ReadComponent:
-      ev.id = EventId::AccessUndeclaredRead;
-      ev.component_id = static_cast<std::int32_t>(id);
-      break;
     case AccessKind::WriteComponent:
-      ev.id = EventId::AccessUndeclaredWrite;
+      ev.id = kind == AccessKind::ReadComponent ? EventId::AccessUndeclaredRead : EventId::AccessUndeclaredWrite;
       ev.component_id = static_cast<std::int32_t>(id);
+      if (id < component_count_) ev.type_name = components_[id].descriptor->name;
+      ev.declared = declared_component(access_, id);
       break;
     case AccessKind::ReadResource:
     case AccessKind::WriteResource:
       ev.id = EventId::AccessUndeclaredResource;
       ev.resource_id = static_cast<std::int32_t>(id);
+      if (id < resource_count_) ev.type_name = resources_[id].descriptor->name;
+      ev.declared = declared_resource(access_, id);
       break;
     case AccessKind::Commands:
       ev.id = EventId::AccessUndeclaredCommands;
+      ev.type_name = kCommandsAccessName;
       break;
   }
   if (e.slot < slot_count_ && !e.is_null() && valid(e)) ev.archetype_id = entity_archetype_[e.slot];
@@ -69,8 +83,24 @@ std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
   const auto u = static_cast<std::uint32_t>(id);
   const AccessKind kind = write ? AccessKind::WriteResource : AccessKind::ReadResource;
   if (access_ != nullptr && (u >= 256 || !access_->allows(kind, u))) {
-    (void)access_violation(kind, u, Entity::null());
-    return nullptr;
+    // Before access checks (0.2), the mutable resource<T>() on a World& was how a system read
+    // a resource. A system that declared the resource Read and reads it that way was correct
+    // then; refusing it now would hand it a null it never had to expect (a crash, issue 22).
+    // Serve it, mark the resource written (the system may write through the pointer; the
+    // incremental hash must see it) and warn once per world with the names.
+    if (write && u < 256 && access_->allows(AccessKind::ReadResource, u)) {
+      Event ev;
+      ev.subsystem = "access";
+      ev.id = EventId::AccessResourceMutableDeclaredRead;
+      ev.system = access_->name;
+      ev.resource_id = id;
+      ev.type_name = resources_[u].descriptor->name;
+      ev.declared = "read";
+      note(ev);
+    } else {
+      (void)access_violation(kind, u, Entity::null());
+      return nullptr;
+    }
   }
   if (write) marks_.resource_written(u);
   return resource_data_ptr(u);

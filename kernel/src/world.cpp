@@ -611,6 +611,11 @@ Status World::report(const Event& event) noexcept {
   return {ErrorCode::InvalidArgument, to_string(event.id)};
 }
 
+void World::note(const Event& event) noexcept {
+  const auto index = static_cast<std::size_t>(event.id);
+  if (event_counts_[index]++ == 0) sink_->on_event(event);
+}
+
 void World::setEventSink(EventSink* sink) noexcept { sink_ = sink != nullptr ? sink : &stderr_event_sink(); }
 
 void World::flushEventSummary() noexcept {

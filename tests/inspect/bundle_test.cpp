@@ -56,6 +56,19 @@ TEST(InspectBundle, RoundTripsEveryPart) {
   EXPECT_EQ(inspect::schema_hash(back.sides[0].state), inspect::schema_hash(b.sides[0].state));
 }
 
+// Issue 22: the determinism flags come from add_compile_options / lockstep::determinism, not
+// CMAKE_CXX_FLAGS, so the "flags" fact never showed them; they are a fact of their own.
+TEST(InspectBundle, BuildFactsNameTheDeterminismFlags) {
+  const auto facts = inspect::build_facts();
+  std::string flags, fast_math;
+  for (const auto& [k, v] : facts) {
+    if (k == "determinism flags") flags = v;
+    if (k == "fast math") fast_math = v;
+  }
+  EXPECT_EQ(flags, "-ffp-contract=off -fno-fast-math");
+  EXPECT_EQ(fast_math, "off");
+}
+
 TEST(InspectBundle, BadInputNamesFileOffsetAndExpectation) {
   const std::vector<std::byte> bytes = inspect::encode_bundle(make());
   inspect::Bundle out;

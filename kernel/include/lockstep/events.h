@@ -20,7 +20,11 @@ enum class EventId : std::uint8_t {
   AccessUndeclaredWrite = 6,     // ... wrote a component it did not declare Write
   AccessUndeclaredResource = 7,  // ... read (or wrote) a resource it did not declare (Write)
   AccessUndeclaredCommands = 8,  // ... recorded into the command buffer without declaring Commands
-  Count_ = 9,
+  // A running system took the mutable pointer of a resource it declared Read only
+  // (World::resource<T>() on a World&, the only way to read a resource before 0.3). Warned
+  // once per world and served: a game correct before access checks keeps working.
+  AccessResourceMutableDeclaredRead = 9,
+  Count_ = 10,
 };
 
 const char* to_string(EventId id) noexcept;
@@ -39,6 +43,8 @@ struct Event {
   std::uint64_t suppressed = 0;         // RateLimited only
   std::int32_t resource_id = -1;        // AccessUndeclaredResource
   const char* system = nullptr;         // Access* events: the declaring system/observer's name
+  const char* type_name = nullptr;      // Access* events: the component's or resource's registered name
+  const char* declared = nullptr;       // Access* events: what the system declared for it: "none", "read", "write"
 };
 
 class EventSink {

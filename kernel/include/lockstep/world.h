@@ -232,8 +232,11 @@ class World {
   bool change_ticks(Entity e, std::uint32_t component_id, std::uint64_t& added, std::uint64_t& changed) const noexcept;
 
   // ---- resources -----------------------------------------------------------------------
-  // While a system's access is installed, the mutable form needs the resource declared
-  // Write and the const forms Read or Write (null + event otherwise; docs/systems.md).
+  // While a system's access is installed, the const forms need the resource declared Read
+  // or Write, the mutable form Write (null + event otherwise; docs/systems.md) — except that
+  // a resource declared Read is still served by the mutable form, with a one-time warning
+  // naming the system, the resource and its declared access (code written before access
+  // checks read resources this way). Unregistered: null.
   // The mutable form also marks the resource as written (incremental hashing re-hashes it):
   // read through a const World& where a system only reads. A pointer obtained before a
   // hash must not be written after it (fetch it again; docs/hashing.md).
@@ -448,6 +451,8 @@ class World {
   // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
   Status guard_nested() noexcept;
   Status report(const Event& event) noexcept;
+  // A warning that refuses nothing: counted and sent to the sink once, never aborts.
+  void note(const Event& event) noexcept;
   template <class... Ts, class... Tags, class Fn>
   void each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
                  const std::uint32_t* ids, Fn& fn);

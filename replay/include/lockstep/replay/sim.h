@@ -189,6 +189,11 @@ class Sim {
 void register_sim(const Sim& sim);
 const Sim* find_sim(std::string_view name) noexcept;
 std::span<const Sim* const> registered_sims() noexcept;
+// Test and demo sims a tool accepts by name but never lists (lockstep's planted-bug sims,
+// fixtures/planted/, registered only by the stock tool): find_sim does not see them,
+// find_sim_including_hidden does (listed sims first). Idempotent by name.
+void register_hidden_sim(const Sim& sim);
+const Sim* find_sim_including_hidden(std::string_view name) noexcept;
 
 // XXH3 of the input descriptor (type name, size, and each field's name, offset, element
 // size, count and kind, canonical little-endian). Two builds agree iff their input layouts
