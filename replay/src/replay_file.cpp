@@ -612,7 +612,7 @@ ReplayStatus ReplayStreamDecoder::feed(std::span<const std::byte> more) {
     s.error = fail(ErrorCode::Corrupt, s.name, s.bytes.size(), "bytes after the END block");
     return s.error;
   }
-  if (s.bytes.size() + more.size() > kMaxReplayFileBytes) {
+  if (std::uint64_t{s.bytes.size()} + more.size() > kMaxReplayFileBytes) {  // 64-bit: size_t is 32 bits on wasm32
     s.failed = true;
     s.error = fail(ErrorCode::Corrupt, s.name, s.bytes.size(), "the stream exceeds the 4 GiB maximum of a replay");
     return s.error;
