@@ -26,6 +26,8 @@ bool is_http_url(const std::string& text) noexcept {
   return text.rfind("http://", 0) == 0 || text.rfind("https://", 0) == 0;
 }
 
+std::string HttpRangeSource::describe() const { return partial_ ? url_ + ".partial" : url_; }
+
 #if LOCKSTEP_HAVE_CURL
 
 bool http_available() noexcept {
@@ -58,8 +60,6 @@ struct HttpRangeSource::Curl {
 HttpRangeSource::HttpRangeSource(std::string url, long timeout_ms)
     : curl_(std::make_unique<Curl>()), url_(std::move(url)), timeout_ms_(timeout_ms) {}
 HttpRangeSource::~HttpRangeSource() = default;
-
-std::string HttpRangeSource::describe() const { return partial_ ? url_ + ".partial" : url_; }
 
 replay::ReplayStatus HttpRangeSource::read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) {
   got = 0;
@@ -120,9 +120,9 @@ bool http_available() noexcept { return false; }
 struct HttpRangeSource::Curl {};
 HttpRangeSource::HttpRangeSource(std::string url, long timeout_ms) : url_(std::move(url)), timeout_ms_(timeout_ms) {}
 HttpRangeSource::~HttpRangeSource() = default;
-std::string HttpRangeSource::describe() const { return url_; }
 replay::ReplayStatus HttpRangeSource::read(std::uint64_t, std::span<std::byte>, std::size_t& got) {
   got = 0;
+  (void)timeout_ms_;  // used by the libcurl build only
   return error(ErrorCode::InvalidArgument, url_, 0, "this build has no libcurl (install libcurl4-openssl-dev and rebuild)");
 }
 
