@@ -13,6 +13,9 @@ work=$4/hostile_$case_name
 runs=${5:-10}
 rm -rf "$work"
 mkdir -p "$work"
+# A session id of its own per case: ctest runs cases side by side, and a datagram of one case
+# must never be accepted by another's peers or proxy (same reason for the proxy's address pinning).
+session=$(( $(printf '%s' "$case_name" | cksum | cut -d' ' -f1) % 1000000 + 1000 ))
 
 fail() { echo "FAIL ($case_name, run ${run:-?}): $*"; for f in "$work"/*.err "$work"/*.json "$work"/proxy.out; do [[ -f $f ]] && { echo "--- $f"; tail -5 "$f"; }; done; exit 1; }
 jget() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
@@ -25,7 +28,7 @@ match() {
   local extra=()
   [[ $attack == replay-handshake ]] && extra=(--replay "$work/earlier.sync")
   [[ $attack == capture ]] && { attack=none; extra=(--capture "$work/earlier.sync"); }
-  timeout -s KILL 60 "$proxy" --peers 2 --session 77 --ports-file "$work/ports" --attack "$attack" "${extra[@]}" \
+  timeout -k 5 60 "$proxy" --peers 2 --session "$session" --ports-file "$work/ports" --attack "$attack" "${extra[@]}" \
     --seconds 50 >"$work/proxy.out" 2>&1 &
   local proxy_pid=$!
   for _ in $(seq 1 200); do [[ -f $work/ports ]] && break; sleep 0.01; done
@@ -33,7 +36,7 @@ match() {
   local ports
   ports=$(cat "$work/ports")
   local common=(--sim duel --players 2 --ticks 240 --tick-hz 240 --input-delay 3 --max-prediction 16 --hash-interval 8
-                --session-id 77 --peers "$ports" --bind 127.0.0.1:0 --json --max-seconds 30 --disconnect-ms 1500 "$@")
+                --session-id "$session" --peers "$ports" --bind 127.0.0.1:0 --json --max-seconds 30 --disconnect-ms 1500 "$@")
   timeout -s KILL 40 "$bin" peer --id 0 "${common[@]}" --record "$work/p0.replay" >"$work/p0.json" 2>"$work/p0.err" &
   local p0=$!
   sleep 0.3  # peer 0 alone first: the off-path attacks reach it before peer 1 exists

@@ -28,7 +28,8 @@
 //   flood             20,000 datagrams (junk and copies) in bursts over 1 s, from peer 1's
 //                     address, plus junk from an unknown address
 // --capture FILE writes peer 1's first 7 SYNC_REQUESTs (for a later replay-handshake run).
-// It prints "injected N" on exit (after --seconds, default 60).
+// It prints "injected N" on exit: on SIGTERM, after --seconds (default 60), or 3 s after the
+// last datagram from the peers once all of them were heard from.
 #include <lockstep/rollback/packet.h>
 
 #include <arpa/inet.h>
@@ -178,22 +179,45 @@ int main(int argc, char** argv) {
   std::vector<pollfd> pfd(a.peers);
   for (std::uint32_t j = 0; j < a.peers; ++j) pfd[j] = {fd[j], POLLIN, 0};
   std::array<std::byte, 2048> buf{};
+  // Once every peer has been heard from, the proxy ends by itself after `kIdleSeconds` without a
+  // datagram from any of them, so the result line never depends on a signal arriving.
+  constexpr double kIdleSeconds = 3.0;
+  auto last_from_peer = start;
+  const auto same_address = [](const sockaddr_in& p, const sockaddr_in& q) {
+    return p.sin_addr.s_addr == q.sin_addr.s_addr && p.sin_port == q.sin_port;
+  };
+  const auto is_own_socket = [&](const sockaddr_in& src) {
+    for (const sockaddr_in& mine : x)
+      if (same_address(src, mine)) return true;
+    return same_address(src, stray_addr);
+  };
   for (;;) {
-    const double t = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto now_top = Clock::now();
+    const double t = std::chrono::duration<double>(now_top - start).count();
     if (t > a.seconds || stop_requested != 0) break;
+    bool all_known = true;
+    for (std::uint32_t j = 0; j < a.peers; ++j) all_known = all_known && known[j];
+    if (all_known && std::chrono::duration<double>(now_top - last_from_peer).count() > kIdleSeconds) break;
     ::poll(pfd.data(), pfd.size(), 2);
     for (std::uint32_t j = 0; j < a.peers; ++j) {
-      for (;;) {
+      // Bounded per pass: the clock and the stop flag are looked at again at least every 512 datagrams.
+      for (int drained = 0; drained < 512; ++drained) {
         sockaddr_in src{};
         socklen_t sl = sizeof src;
         const ssize_t n = ::recvfrom(fd[j], buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&src), &sl);
         if (n <= 0) break;
+        // Datagrams from this proxy's own sockets or from a stranger (e.g. another test's proxy
+        // that reuses a freed port and the same session id) are not forwarded: a peer's address is
+        // the first one it was heard from, so no two proxies can ever bounce traffic between them.
+        if (is_own_socket(src)) continue;
         const DecodedPacket d =
             decode_packet(std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n)), a.session, a.peers);
         if (d.error != PacketError::None || d.sender == j) continue;
         const std::uint32_t i = d.sender;
+        if (known[i] && !same_address(real[i], src)) continue;
         real[i] = src;
         known[i] = true;
+        last_from_peer = Clock::now();
         if (i == 1 && j == 0) {
           Bytes m(d.message.begin(), d.message.end());
           if (std::to_integer<std::uint8_t>(m[0]) == 3 && captured.size() < 7) captured.push_back(m);
