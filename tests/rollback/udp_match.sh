@@ -158,7 +158,12 @@ case $case_name in
     s=$(jget "$work/w.json" start_tick)
     (( s > 0 && s % 64 == 0 )) || fail "the HTTP watcher did not start at a checkpoint (start tick $s)"
     (( $(jget "$work/w.json" lag_max_ticks) <= 60 + 64 )) || fail "the HTTP watcher fell behind: $(cat "$work/w.json")"
-    [[ $(jget "$work/w.json" source) == "$url" ]] || fail "the watcher did not end on the final URL: $(jget "$work/w.json" source)"
+    # The recorder writes its end, makes it durable (fsync), then renames FILE.partial to FILE: a
+    # watcher close behind may read the end through either name (on a loaded machine the fsync
+    # leaves a wide window), so both are right; any other source is not.
+    src=$(jget "$work/w.json" source)
+    [[ $src == "$url" || $src == "$url.partial" ]] || fail "the watcher ended on an unexpected source: $src"
+    [[ -f $work/p0.replay && ! -e $work/p0.replay.partial ]] || fail "the recording was not renamed to its final name"
     ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
