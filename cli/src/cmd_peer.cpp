@@ -11,6 +11,7 @@
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
+#include <lockstep/rollback/match_loop.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/state_exchange.h>
 #include <lockstep/rollback/udp_transport.h>
@@ -89,171 +90,148 @@ std::string shift_port(const std::string& address, std::uint32_t by) {
   return address.substr(0, colon + 1) + std::to_string(port + by);
 }
 
-const char* state_name(rollback::PeerState s) {
-  switch (s) {
-    case rollback::PeerState::Local: return "local";
-    case rollback::PeerState::Synchronizing: return "syncing";
-    case rollback::PeerState::Running: return "running";
-    case rollback::PeerState::Interrupted: return "interrupted";
-    case rollback::PeerState::Disconnected: return "disconnected";
+// Everything a peer process owns for one match, built step by step by peer_cmd.
+struct PeerRun {
+  const replay::Sim* sim = nullptr;
+  std::vector<std::string> addresses;
+  std::uint32_t peers = 0;
+  replay::SimConfig config;
+  rollback::UdpTransport udp, xudp;  // the session's socket; the state exchange's (--bundle-dir)
+  bool exchange = false;
+  bool lossy = false;
+  std::string key_source = "none";
+};
+
+int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
+
+// The world's players: as given, else as many as the sim accepts up to the number of peers.
+int choose_players(const PeerArgs& a, PeerRun& r) {
+  r.config.units = a.units;
+  r.config.seed = a.seed;
+  r.config.players = a.players != 0 ? a.players : std::min<std::uint32_t>(r.peers, 2);
+  for (std::uint32_t p = r.peers; a.players == 0 && p >= 1; --p) {
+    replay::SimConfig c = r.config;
+    c.players = p;
+    if (r.sim->check_config(c).ok()) {
+      r.config.players = p;
+      break;
+    }
   }
-  return "?";
+  if (r.config.players > r.peers) return fail(a, "--players must be <= the number of peers");
+  if (a.spectator && a.id < r.config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.spectator && a.id >= r.config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
+  return kExitOk;
 }
 
-// "tick 304 vs peer 0: ours 92ff… theirs 92ff…: total equal; components: Pos": the differing
-// part is named even when the totals agree (a report can differ in a component hash only).
-std::string describe_session_desync(rollback::RollbackSession& session, const rollback::SessionEvent& e) {
-  std::string parts =
-      describe_hash_diff(session.desync_local_hash(), session.desync_remote_hash(), session.runner().world().storage());
-  const std::size_t colon = parts.find(": ");
-  if (colon != std::string::npos) parts = parts.substr(colon + 2);
-  return "tick " + std::to_string(e.tick) + " vs peer " + std::to_string(e.peer) + ": ours " + hex(e.local_total) +
-         " theirs " + hex(e.remote_total) + ": " + parts;
-}
-
-int peer_cmd(const PeerArgs& given) {
-  const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
-  if (sim == nullptr)
-    return report_error(given.json, kExitBadInput, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
-  PeerArgs a = given;
+int check_args(const PeerArgs& a, PeerRun& r) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
-  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
-  std::vector<std::string> addresses = a.peers;
+  r.addresses = a.peers;
   if (!a.rendezvous.empty()) {
-    if (!addresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous replaces --peers (use --count)");
-    addresses.assign(a.count, std::string());
+    if (!r.addresses.empty()) return fail(a, "--rendezvous replaces --peers (use --count)");
+    r.addresses.assign(a.count, std::string());
   }
-  const auto peers = static_cast<std::uint32_t>(addresses.size());
-  if (peers < 2 || peers > rollback::kMaxSessionPeers)
-    return report_error(a.json, kExitBadInput, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  if (a.id >= peers) return report_error(a.json, kExitBadInput, "--id must be < the number of --peers");
+  r.peers = static_cast<std::uint32_t>(r.addresses.size());
+  if (r.peers < 2 || r.peers > rollback::kMaxSessionPeers)
+    return fail(a, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
+  if (a.id >= r.peers) return fail(a, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
-    return report_error(a.json, kExitBadInput, "times out of range");
-  if (!(a.loss >= 0.0 && a.loss < 1.0)) return report_error(a.json, kExitBadInput, "--loss must be in 0..1 (exclusive)");
+    return fail(a, "times out of range");
+  if (!(a.loss >= 0.0 && a.loss < 1.0)) return fail(a, "--loss must be in 0..1 (exclusive)");
+  if (a.no_auth && !a.key_file.empty()) return fail(a, "--no-auth and --key-file exclude each other");
+  if (!a.record.empty() && a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
+    return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.hash_interval) + ")");
+  return choose_players(a, r);
+}
 
-  replay::SimConfig config;
-  config.units = a.units;
-  config.seed = a.seed;
-  config.players = a.players != 0 ? a.players : std::min<std::uint32_t>(peers, 2);
-  if (a.players == 0) {
-    for (std::uint32_t p = peers; p >= 1; --p) {
-      replay::SimConfig c = config;
-      c.players = p;
-      if (sim->check_config(c).ok()) {
-        config.players = p;
-        break;
-      }
-    }
-  }
-  if (config.players > peers) return report_error(a.json, kExitBadInput, "--players must be <= the number of peers");
-  if (a.spectator && a.id < config.players)
-    return report_error(a.json, kExitBadInput, "a spectator's --id must be >= --players (peer p owns player p)");
-  if (!a.spectator && a.id >= config.players)
-    return report_error(a.json, kExitBadInput, "--id owns no player: use 'lockstep spectate' for a spectator");
-  replay::Runner runner(*sim, config);
-  if (!runner.status().ok())
-    return report_error(a.json, kExitBadInput, std::string("cannot build the world: ") + runner.status().message());
-
-  rollback::UdpTransportConfig uc;
-  uc.bind = !a.bind.empty() ? a.bind : !addresses[a.id].empty() ? addresses[a.id] : "127.0.0.1:0";
+int open_sockets(const PeerArgs& a, PeerRun& r, rollback::UdpTransportConfig& uc) {
+  uc.bind = !a.bind.empty() ? a.bind : !r.addresses[a.id].empty() ? r.addresses[a.id] : "127.0.0.1:0";
   uc.local_peer = a.id;
   uc.session_id = a.session_id;
-  uc.peers = addresses;
+  uc.peers = r.addresses;
   uc.loopback_only = !a.allow_remote;
-  rollback::UdpTransport udp;
-  if (!udp.open(uc)) return report_error(a.json, kExitBadInput, udp.error());
-
-  const bool exchange = !a.bundle_dir.empty();
-  rollback::UdpTransport xudp;
-  if (exchange) {
-    std::vector<std::string> xaddresses = a.exchange_peers;
-    if (!a.rendezvous.empty()) {
-      if (!xaddresses.empty()) return report_error(a.json, kExitBadInput, "--rendezvous publishes the exchange addresses: drop --exchange-peers");
-      xaddresses.assign(peers, std::string());
-    } else if (xaddresses.empty()) {
-      for (const std::string& p : addresses) {
-        xaddresses.push_back(shift_port(p, 1));
-        if (xaddresses.back().empty())
-          return report_error(a.json, kExitBadInput, "--bundle-dir: cannot derive an exchange port from '" + p + "' (give --exchange-peers)");
-      }
-    }
-    if (xaddresses.size() != peers)
-      return report_error(a.json, kExitBadInput, "--exchange-peers needs one address per peer, in peer-id order");
-    rollback::UdpTransportConfig xc = uc;
-    // Rendezvous: any free port on the session socket's host (published below); otherwise
-    // this peer's exchange address (its --bind moved by one port when --bind is given).
-    if (!a.rendezvous.empty()) xc.bind = uc.bind.substr(0, uc.bind.rfind(':')) + ":0";
-    else if (!a.bind.empty() && !shift_port(a.bind, 1).empty()) xc.bind = shift_port(a.bind, 1);
-    else xc.bind = xaddresses[a.id];
-    xc.peers = xaddresses;
-    if (!xudp.open(xc)) return report_error(a.json, kExitBadInput, "state exchange socket: " + xudp.error());
-  }
+  if (!r.udp.open(uc)) return fail(a, r.udp.error());
+  r.exchange = !a.bundle_dir.empty();
+  if (!r.exchange) return kExitOk;
+  std::vector<std::string> xaddresses = a.exchange_peers;
   if (!a.rendezvous.empty()) {
-    // Publish the bound address (write + rename: readers never see half a file), then wait
-    // for everyone else's. Lets tests bind port 0 instead of guessing free ports.
-    const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
-    {
-      std::string text = udp.local_address() + "\n";
-      if (exchange) text += "exchange " + xudp.local_address() + "\n";
-      hash::WriteFailure failure;
-      if (!hash::write_file_atomically(mine, text.data(), text.size(), failure))
-        return report_error(a.json, kExitBadInput, "rendezvous: " + failure.failed_path + ": " + failure.what);
-    }
-    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
-    for (std::uint32_t q = 0; q < peers; ++q) {
-      if (q == a.id) continue;
-      const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
-      char line[128] = {}, xline[160] = {};
-      for (;;) {
-        if (std::FILE* f = std::fopen(path.c_str(), "r")) {
-          const bool got = std::fgets(line, sizeof line, f) != nullptr;
-          if (got && std::fgets(xline, sizeof xline, f) == nullptr) xline[0] = '\0';
-          std::fclose(f);
-          if (got) break;
-        }
-        if (Clock::now() > deadline)
-          return report_error(a.json, kExitBadInput, "rendezvous: " + path + " did not appear within the sync timeout");
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      std::string addr(line);
-      while (!addr.empty() && (addr.back() == '\n' || addr.back() == '\r')) addr.pop_back();
-      if (!udp.set_peer_address(q, addr)) return report_error(a.json, kExitBadInput, udp.error());
-      // A peer without --bundle-dir publishes no exchange address: our requests then go
-      // unanswered and the bundle keeps its hashes only.
-      std::string xaddr(xline);
-      while (!xaddr.empty() && (xaddr.back() == '\n' || xaddr.back() == '\r')) xaddr.pop_back();
-      if (exchange && xaddr.rfind("exchange ", 0) == 0 && !xudp.set_peer_address(q, xaddr.substr(9)))
-        return report_error(a.json, kExitBadInput, "state exchange: " + xudp.error());
+    if (!xaddresses.empty()) return fail(a, "--rendezvous publishes the exchange addresses: drop --exchange-peers");
+    xaddresses.assign(r.peers, std::string());
+  } else if (xaddresses.empty()) {
+    for (const std::string& p : r.addresses) {
+      xaddresses.push_back(shift_port(p, 1));
+      if (xaddresses.back().empty())
+        return fail(a, "--bundle-dir: cannot derive an exchange port from '" + p + "' (give --exchange-peers)");
     }
   }
+  if (xaddresses.size() != r.peers) return fail(a, "--exchange-peers needs one address per peer, in peer-id order");
+  rollback::UdpTransportConfig xc = uc;
+  // Rendezvous: any free port on the session socket's host (published later); otherwise this
+  // peer's exchange address (its --bind moved by one port when --bind is given).
+  if (!a.rendezvous.empty()) xc.bind = uc.bind.substr(0, uc.bind.rfind(':')) + ":0";
+  else if (!a.bind.empty() && !shift_port(a.bind, 1).empty()) xc.bind = shift_port(a.bind, 1);
+  else xc.bind = xaddresses[a.id];
+  xc.peers = xaddresses;
+  if (!r.xudp.open(xc)) return fail(a, "state exchange socket: " + r.xudp.error());
+  return kExitOk;
+}
 
-  rollback::LossyConfig lc;
-  lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
-  lc.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
-  lc.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
-  lc.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
-  const bool lossy = lc.latency_us != 0 || lc.jitter_us != 0 || lc.loss_ppm != 0;
-  rollback::LossyTransport wrapped(udp, lc);
-  rollback::Transport& transport = lossy ? static_cast<rollback::Transport&>(wrapped) : udp;
+std::string first_line(const char* text) {
+  std::string s(text);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
 
-  rollback::SessionConfig sc = rollback::SessionConfig::one_player_per_peer(peers, config.players, a.id);
-  std::string key_source = "none";
+// Publishes the bound addresses (write + rename: readers never see half a file), then waits for
+// everyone else's. Lets tests bind port 0 instead of guessing free ports.
+int rendezvous(const PeerArgs& a, PeerRun& r) {
+  const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
+  std::string text = r.udp.local_address() + "\n";
+  if (r.exchange) text += "exchange " + r.xudp.local_address() + "\n";
+  hash::WriteFailure failure;
+  if (!hash::write_file_atomically(mine, text.data(), text.size(), failure))
+    return fail(a, "rendezvous: " + failure.failed_path + ": " + failure.what);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
+  for (std::uint32_t q = 0; q < r.peers; ++q) {
+    if (q == a.id) continue;
+    const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
+    char line[128] = {}, xline[160] = {};
+    for (;;) {
+      if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+        const bool got = std::fgets(line, sizeof line, f) != nullptr;
+        if (got && std::fgets(xline, sizeof xline, f) == nullptr) xline[0] = '\0';
+        std::fclose(f);
+        if (got) break;
+      }
+      if (Clock::now() > deadline) return fail(a, "rendezvous: " + path + " did not appear within the sync timeout");
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!r.udp.set_peer_address(q, first_line(line))) return fail(a, r.udp.error());
+    // A peer without --bundle-dir publishes no exchange address: our requests then go
+    // unanswered and the bundle keeps its hashes only.
+    const std::string xaddr = first_line(xline);
+    if (r.exchange && xaddr.rfind("exchange ", 0) == 0 && !r.xudp.set_peer_address(q, xaddr.substr(9)))
+      return fail(a, "state exchange: " + r.xudp.error());
+  }
+  return kExitOk;
+}
+
+int session_config(const PeerArgs& a, PeerRun& r, rollback::SessionConfig& sc) {
+  sc = rollback::SessionConfig::one_player_per_peer(r.peers, r.config.players, a.id);
   if (a.no_auth) {
-    if (!a.key_file.empty()) return report_error(a.json, kExitBadInput, "--no-auth and --key-file exclude each other");
     sc.security = rollback::WireSecurity::Unauthenticated;
     std::fprintf(stderr, "lockstep peer %u: WARNING: --no-auth: messages are not authenticated; anyone who can send "
                  "to this port can inject inputs or expel a peer (docs/rollback.md, \"Threat model\")\n", a.id);
   } else if (!a.key_file.empty()) {
     std::string why;
-    if (!rollback::read_match_key_file(a.key_file, sc.match_key, why)) return report_error(a.json, kExitBadInput, why);
-    key_source = "file";
+    if (!rollback::read_match_key_file(a.key_file, sc.match_key, why)) return fail(a, why);
+    r.key_source = "file";
   } else {
     sc.match_key = rollback::insecure_test_key(a.session_id);
-    key_source = "derived-from-session-id";
+    r.key_source = "derived-from-session-id";
     std::fprintf(stderr, "lockstep peer %u: WARNING: no --key-file: the match key is derived from --session-id, which "
                  "is no secret (INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")\n", a.id);
   }
@@ -268,18 +246,216 @@ int peer_cmd(const PeerArgs& given) {
   sc.disconnect_timeout_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
   sc.max_frame_advantage = a.max_frame_advantage;
   sc.kept_desyncs = a.keep_desyncs;
+  return kExitOk;
+}
+
+// Bots play the local players; the session's events are reported on stderr.
+class BotHost final : public rollback::MatchHost {
+ public:
+  BotHost(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const Clock::time_point& t0)
+      : a_(a), session_(session), t0_(t0), bots_(r.config.players) {
+    const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
+    for (std::uint32_t p = 0; p < r.config.players; ++p)
+      if (session.is_local(p)) bots_[p] = r.sim->make_bot(r.config, bot_seed, p);
+  }
+  void local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) override {
+    if (bots_[player] != nullptr) bots_[player]->generate(tick, session_.runner().world(), out);
+  }
+  void on_event(const rollback::SessionEvent& e) override {
+    const unsigned id = a_.id;
+    const auto tick = static_cast<unsigned long long>(e.tick);
+    switch (e.kind) {
+      case rollback::SessionEventKind::Disconnected:
+        std::fprintf(stderr, "lockstep peer %u: Disconnected: peer %u (tick %llu)\n", id, e.peer, tick);
+        break;
+      case rollback::SessionEventKind::DisconnectAgreed:
+        std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) uses the default input from tick %llu on\n", id, e.player,
+                     e.peer, tick);
+        break;
+      case rollback::SessionEventKind::NetworkInterrupted:
+        std::fprintf(stderr, "lockstep peer %u: NetworkInterrupted: peer %u (disconnect in %.0f ms)\n", id, e.peer,
+                     static_cast<double>(e.timeout_us) / 1000.0);
+        break;
+      case rollback::SessionEventKind::NetworkResumed:
+        std::fprintf(stderr, "lockstep peer %u: NetworkResumed: peer %u\n", id, e.peer);
+        break;
+      case rollback::SessionEventKind::Running:
+        std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", id,
+                     std::chrono::duration<double>(Clock::now() - t0_).count());
+        break;
+      default: break;
+    }
+  }
+
+ private:
+  const PeerArgs& a_;
+  rollback::RollbackSession& session_;
+  const Clock::time_point& t0_;
+  std::vector<std::unique_ptr<replay::Bot>> bots_;
+};
+
+// The --status line: ping, frame advantage and rollbacks per second of every other peer.
+class StatusLine {
+ public:
+  void maybe_print(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session) {
+    const auto wall = Clock::now();
+    const double dt = std::chrono::duration<double>(wall - last_).count();
+    if (!a.status || dt < 0.25) return;
+    const std::uint64_t window = session.stats().rollbacks - last_rollbacks_;
+    last_rollbacks_ = session.stats().rollbacks;
+    last_ = wall;
+    std::string line;
+    for (std::uint32_t q = 0; q < r.peers; ++q) {
+      if (q == a.id) continue;
+      const rollback::PeerStatus ps = session.peer_status(q);
+      char b[96];
+      std::snprintf(b, sizeof b, " | p%u %s ping %.0f ms adv %+d", q, rollback::peer_state_name(ps.state), ps.rtt_us / 1000.0,
+                    ps.frame_advantage);
+      line += b;
+    }
+    const rollback::SessionStats& ss = session.stats();
+    std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ", a.id,
+                 rollback::wire_security_name(session.config().security), static_cast<unsigned long long>(session.current_tick()),
+                 static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(window) / dt,
+                 static_cast<unsigned long long>(ss.dropped_auth), static_cast<unsigned long long>(ss.dropped_replay), line.c_str());
+    if (!stderr_is_tty()) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  Clock::time_point last_ = Clock::now();
+  std::uint64_t last_rollbacks_ = 0;
+};
+
+// Writes every kept desync's bundle; `path`/`remote_state` describe the first.
+int write_bundles(const PeerArgs& a, rollback::MatchLoop& loop, std::string& path, bool& remote_state) {
+  rollback::DesyncBundles d = loop.desync_bundles("peer" + std::to_string(a.id));
+  remote_state = d.remote_state;
+  for (std::size_t i = 0; i < d.bundles.size(); ++i) {
+    std::string written;
+    const FileStatus fs = inspect::write_bundle(a.bundle_dir, d.bundles[i], written);
+    if (!fs.ok()) return fail(a, fs.message);
+    if (i == 0) {
+      path = written;
+      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (%s)\n", a.id, written.c_str(), d.note.c_str());
+    } else {
+      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (desync %zu of %zu kept: its hashes only)\n", a.id,
+                   written.c_str(), i + 1, d.bundles.size());
+    }
+  }
+  return kExitOk;
+}
+
+struct PeerOutcome {
+  int exit_code = kExitOk;
+  std::string failure, recorded, bundle_path;
+  bool bundle_remote_state = false;
+  bool finished = false;
+};
+
+void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const rollback::MatchLoop& loop,
+                  const rollback::LossyTransport& wrapped, const rollback::StateExchange* ex, const PeerOutcome& o) {
+  const rollback::SessionStats& s = session.stats();
+  const rollback::MatchLoopStats& ls = loop.stats();
+  const std::string final_hash = hex(session.runner().hash().total);
+  if (!a.json) {
+    std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
+                "%llu frames waited (time sync), final hash %s\n",
+                a.id, o.exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
+                static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
+                static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
+                static_cast<unsigned long long>(ls.waited_frames), final_hash.c_str());
+    if (!o.recorded.empty()) std::printf("recorded the confirmed match to %s\n", o.recorded.c_str());
+    return;
+  }
+  const rollback::UdpTransportStats& u = r.udp.stats();
+  Json j;
+  j.begin().field("ok", o.exit_code == kExitOk).field("exit", o.exit_code).field("peer", a.id).field("peers", r.peers)
+      .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
+      .field("finished", o.finished).field("final_hash", final_hash).field("frames", ls.frames)
+      .field("waited_frames", ls.waited_frames).field("wait_recommendations", s.wait_recommendations)
+      .field("max_frame_advantage_seen", static_cast<std::int64_t>(ls.max_frame_advantage_seen)).field("rollbacks", s.rollbacks)
+      .field("max_rollback_depth", s.max_rollback_depth).field("stalls", s.stalls).field("hash_checks", s.hash_checks)
+      .field("desyncs", ls.desyncs).field("disconnects", ls.disconnects).field("relayed_inputs", s.relayed_inputs)
+      .field("malformed", s.malformed).field("stale", s.stale)
+      .field("security", rollback::wire_security_name(session.config().security)).field("key", r.key_source)
+      .field("dropped_auth", s.dropped_auth).field("dropped_replay", s.dropped_replay)
+      .field("dropped_budget", s.dropped_budget).field("unsolicited_sync", s.unsolicited_sync)
+      .field("sync_rejections_sent", s.sync_rejections_sent)
+      .field("udp_sent", u.sent).field("udp_received", u.received)
+      .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
+      .field("lossy_lost", wrapped.stats().lost);
+  for (std::uint32_t q = 0; q < r.peers; ++q)
+    if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0})
+      j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
+  if (!o.recorded.empty()) j.field("record", o.recorded);
+  if (!o.bundle_path.empty()) j.field("bundle", o.bundle_path).field("bundle_remote_state", o.bundle_remote_state);
+  if (ex != nullptr) j.field("states_served", ex->requests_served());
+  if (!o.failure.empty()) j.field("error", o.failure);
+  j.end();
+  std::printf("%s\n", j.str().c_str());
+}
+
+// Runs the frame loop until the match is over, the session fails or --max-seconds passes.
+void play(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, rollback::MatchLoop& loop,
+          rollback::LossyTransport& wrapped, PeerOutcome& o) {
+  rollback::FramePacer pacer(a.tick_hz);
+  const Clock::time_point t0 = Clock::now();
+  BotHost host(a, r, session, t0);
+  StatusLine status;
+  for (;;) {
+    const std::uint64_t now_us = pacer.now_us();
+    if (static_cast<double>(now_us) > a.max_seconds * 1e6) {
+      o.failure = "the match did not finish within --max-seconds (confirmed " + std::to_string(session.confirmed_tick()) +
+                  " of " + std::to_string(a.ticks) + " ticks)";
+      o.exit_code = kExitMismatch;
+      return;
+    }
+    if (r.lossy) wrapped.pump(now_us);
+    const Status st = loop.frame(now_us, host);
+    if (!st.ok()) {
+      o.failure = st.message();
+      o.exit_code = st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError ? kExitBadInput : kExitMismatch;
+      return;
+    }
+    if (loop.finished()) return;  // confirmed, acknowledged, answered late acks
+    status.maybe_print(a, r, session);
+    pacer.wait_next_frame();
+  }
+}
+
+int peer_cmd(const PeerArgs& given) {
+  PeerRun r;
+  r.sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
+  if (r.sim == nullptr) return fail(given, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
+  PeerArgs a = given;
+  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(r.sim->tick_hz(), 1, 2000);
+  if (int rc = check_args(a, r); rc != kExitOk) return rc;
+  replay::Runner runner(*r.sim, r.config);
+  if (!runner.status().ok()) return fail(a, std::string("cannot build the world: ") + runner.status().message());
+  rollback::UdpTransportConfig uc;
+  if (int rc = open_sockets(a, r, uc); rc != kExitOk) return rc;
+  if (!a.rendezvous.empty())
+    if (int rc = rendezvous(a, r); rc != kExitOk) return rc;
+
+  rollback::LossyConfig lc;
+  lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
+  lc.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
+  lc.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
+  lc.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
+  r.lossy = lc.latency_us != 0 || lc.jitter_us != 0 || lc.loss_ppm != 0;
+  rollback::LossyTransport wrapped(r.udp, lc);
+  rollback::Transport& transport = r.lossy ? static_cast<rollback::Transport&>(wrapped) : r.udp;
+
+  rollback::SessionConfig sc;
+  if (int rc = session_config(a, r, sc); rc != kExitOk) return rc;
   rollback::RollbackSession session(runner, sc, &transport);
-  if (!session.status().ok())
-    return report_error(a.json, kExitBadInput, std::string("cannot start the session: ") + session.status().message());
+  if (!session.status().ok()) return fail(a, std::string("cannot start the session: ") + session.status().message());
 
   replay::ReplayRecorder recorder;
   std::unique_ptr<rollback::RecorderSink> sink;
   if (!a.record.empty()) {
-    if (a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
-      return report_error(a.json, kExitBadInput, "--checkpoint-every must be a multiple of --hash-interval (" +
-                                                     std::to_string(a.hash_interval) + ")");
     const replay::ReplayHeader header = replay::make_header(
-        *sim, config, runner.world().storage(),
+        *r.sim, r.config, runner.world().storage(),
         replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
             (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
         replay::kDefaultBlockTicks, a.checkpoint_every);
@@ -290,270 +466,43 @@ int peer_cmd(const PeerArgs& given) {
     session.set_confirmed_sink(sink.get());
   }
 
-  // Serves this peer's state of a tick to the others: the kept desync state when it is that
-  // tick (the remote asks for the tick of its own Desync event), else the kept checkpoint.
+  rollback::MatchLoopConfig mc;
+  mc.end_tick = a.ticks;
+  mc.linger_us = static_cast<std::uint64_t>(a.linger_ms * 1000);
+  mc.spectator = a.spectator;
+  mc.spectator_delay_ticks = a.delay_frames;
+  mc.catchup_speed = a.catchup_speed;
+  mc.exchange_wait_us = static_cast<std::uint64_t>(a.exchange_wait_ms * 1000);
+  rollback::MatchLoop loop(session, mc);
   std::unique_ptr<rollback::StateExchange> ex;
-  if (exchange) {
-    ex = std::make_unique<rollback::StateExchange>(xudp);
-    ex->serve([&session](std::uint64_t t) -> const Snapshot* {
-      if (session.has_desync() && session.desync_tick() == t && session.desync_snapshot() != nullptr)
-        return session.desync_snapshot();
-      return session.checkpoint(t);
-    });
+  if (r.exchange) {
+    ex = std::make_unique<rollback::StateExchange>(r.xudp);
+    loop.attach_state_exchange(*ex);
   }
-  bool requested = false;
-  double requested_at = 0;
 
-  std::vector<std::unique_ptr<replay::Bot>> bots(config.players);
-  const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
-  for (std::uint32_t p = 0; p < config.players; ++p)
-    if (session.is_local(p)) bots[p] = sim->make_bot(config, bot_seed, p);
-  std::vector<std::byte> buf(sim->input_type().size);
-
-  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id,
-               peers, a.sim.c_str(), udp.local_address().c_str(), config.players,
-               static_cast<unsigned long long>(a.ticks), a.tick_hz, rollback::wire_security_name(sc.security),
-               lossy ? " (lossy link emulation on outgoing packets)" : "");
-
-  const auto t0 = Clock::now();
-  const auto period = std::chrono::nanoseconds(1000000000LL / a.tick_hz);
-  auto next = t0;
-  auto last_status = t0;
-  std::uint64_t skip = 0, frames = 0, waited_frames = 0;
-  std::uint64_t rollbacks_window = 0, last_rollbacks = 0;
-  std::int32_t max_adv_seen = 0;
-  std::uint64_t disconnects = 0, desyncs = 0;
-  std::string first_desync;
-  std::vector<std::string> notes;
-  double done_at = -1;
-  bool timed_out = false;
-  int exit_code = kExitOk;
-  std::string failure;
-  for (;;) {
-    const auto wall = Clock::now();
-    const double elapsed = std::chrono::duration<double>(wall - t0).count();
-    const auto now_us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall - t0).count());
-    if (elapsed > a.max_seconds) {
-      timed_out = true;
-      break;
-    }
-    if (lossy) wrapped.pump(now_us);
-    session.set_time(now_us);
-    Status st;
-    if (a.spectator && session.running()) {
-      // Follow the players `delay_frames` behind the furthest of them; catch up faster when
-      // further behind. Only confirmed ticks are simulated (max_prediction 0).
-      std::uint64_t lead = 0;
-      for (std::uint32_t q = 0; q < config.players; ++q) lead = std::max(lead, session.peer_status(q).remote_tick);
-      // Once the players reached the end, everything is confirmed: play it out.
-      const std::uint64_t target =
-          lead >= a.ticks ? a.ticks : lead > a.delay_frames ? lead - a.delay_frames : 0;
-      const std::uint64_t behind = target > session.current_tick() ? target - session.current_tick() : 0;
-      const std::uint32_t steps = behind > std::uint64_t{2} * a.catchup_speed ? a.catchup_speed : 1;
-      bool advanced = true;
-      for (std::uint32_t k = 0; k < steps && st.ok() && advanced && session.current_tick() < target; ++k)
-        st = session.advance(&advanced);
-      if (st.ok() && (!advanced || session.current_tick() >= target)) st = session.poll();
-    } else if (session.running() && session.current_tick() < a.ticks && skip == 0) {
-      for (std::uint32_t p = 0; p < config.players && st.ok(); ++p) {
-        if (bots[p] == nullptr || !session.wants_local_input(p) || session.local_input_tick(p) >= a.ticks) continue;
-        bots[p]->generate(session.local_input_tick(p), runner.world(), buf);
-        st = session.add_local_input(p, buf);
-      }
-      if (st.ok()) st = session.advance();
-    } else {
-      if (skip > 0) {
-        --skip;
-        ++waited_frames;
-      }
-      st = session.poll();
-    }
-    ++frames;
-    rollback::SessionEvent e;
-    while (session.poll_event(e)) {
-      switch (e.kind) {
-        case rollback::SessionEventKind::WaitRecommendation: skip += e.frames; break;
-        case rollback::SessionEventKind::Rollback: break;
-        case rollback::SessionEventKind::Disconnected:
-          if (e.peer != a.id) ++disconnects;
-          notes.push_back("Disconnected peer " + std::to_string(e.peer) + " at tick " + std::to_string(e.tick));
-          std::fprintf(stderr, "lockstep peer %u: Disconnected: peer %u (tick %llu)\n", a.id, e.peer,
-                       static_cast<unsigned long long>(e.tick));
-          break;
-        case rollback::SessionEventKind::DisconnectAgreed:
-          notes.push_back("player " + std::to_string(e.player) + " uses the default input from tick " + std::to_string(e.tick));
-          std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) uses the default input from tick %llu on\n", a.id,
-                       e.player, e.peer, static_cast<unsigned long long>(e.tick));
-          break;
-        case rollback::SessionEventKind::NetworkInterrupted:
-          std::fprintf(stderr, "lockstep peer %u: NetworkInterrupted: peer %u (disconnect in %.0f ms)\n", a.id, e.peer,
-                       static_cast<double>(e.timeout_us) / 1000.0);
-          break;
-        case rollback::SessionEventKind::NetworkResumed:
-          std::fprintf(stderr, "lockstep peer %u: NetworkResumed: peer %u\n", a.id, e.peer);
-          break;
-        case rollback::SessionEventKind::Running:
-          std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a.id, elapsed);
-          break;
-        case rollback::SessionEventKind::Desync:
-          if (desyncs++ == 0) first_desync = describe_session_desync(session, e);
-          break;
-        default: break;
-      }
-    }
-    if (ex != nullptr) {
-      if (!requested && session.has_desync()) {
-        ex->request(session.desync_peer(), session.desync_tick());
-        requested = true;
-        requested_at = elapsed;
-      }
-      ex->poll();
-    }
-    if (!st.ok()) {
-      failure = st.message();
-      exit_code = st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError ? kExitBadInput : kExitMismatch;
-      break;
-    }
-    if (session.running()) max_adv_seen = std::max(max_adv_seen, session.frame_advantage());
-    const bool done = session.confirmed_tick() >= a.ticks && session.inputs_acknowledged(a.ticks);
-    if (done && done_at < 0) done_at = elapsed;
-    // The remote's state of the desync tick is still on its way: wait (bounded) before leaving.
-    const bool fetching = requested && ex->result() == rollback::StateExchange::Result::Pending &&
-                          (elapsed - requested_at) * 1000 < a.exchange_wait_ms;
-    if (done_at >= 0 && (elapsed - done_at) * 1000 >= a.linger_ms && !fetching) break;  // answered late acks; leave
-    if (a.status && std::chrono::duration<double>(wall - last_status).count() >= 0.25) {
-      const double dt = std::chrono::duration<double>(wall - last_status).count();
-      rollbacks_window = session.stats().rollbacks - last_rollbacks;
-      last_rollbacks = session.stats().rollbacks;
-      last_status = wall;
-      std::string line;
-      for (std::uint32_t q = 0; q < peers; ++q) {
-        if (q == a.id) continue;
-        const rollback::PeerStatus ps = session.peer_status(q);
-        char b[96];
-        std::snprintf(b, sizeof b, " | p%u %s ping %.0f ms adv %+d", q, state_name(ps.state), ps.rtt_us / 1000.0,
-                      ps.frame_advantage);
-        line += b;
-      }
-      const rollback::SessionStats& ss = session.stats();
-      std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ",
-                   a.id, rollback::wire_security_name(sc.security), static_cast<unsigned long long>(session.current_tick()),
-                   static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(rollbacks_window) / dt,
-                   static_cast<unsigned long long>(ss.dropped_auth), static_cast<unsigned long long>(ss.dropped_replay),
-                   line.c_str());
-      if (!stderr_is_tty()) std::fprintf(stderr, "\n");
-    }
-    next += period;
-    const auto after = Clock::now();
-    if (next < after - period * 4) next = after;  // fell far behind (stalled): do not burst
-    std::this_thread::sleep_until(next);
-  }
+  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id, r.peers,
+               a.sim.c_str(), r.udp.local_address().c_str(), r.config.players, static_cast<unsigned long long>(a.ticks),
+               a.tick_hz, rollback::wire_security_name(sc.security), r.lossy ? " (lossy link emulation on outgoing packets)" : "");
+  PeerOutcome o;
+  play(a, r, session, loop, wrapped, o);
   if (a.status) std::fprintf(stderr, "\n");
 
-  // Desync bundle: this peer's state and hashes of the desync tick, and the remote's state
+  // Desync bundles: this peer's state and hashes of the desync tick, and the remote's state
   // when the exchange brought it (else its hashes only, and the reason in the report).
-  std::string bundle_path, bundle_note;
-  if (ex != nullptr && session.has_desync()) {
-    if (!requested) {  // the desync surfaced on the loop's last frame
-      ex->request(session.desync_peer(), session.desync_tick());
-      requested_at = std::chrono::duration<double>(Clock::now() - t0).count();
-    }
-    while (ex->result() == rollback::StateExchange::Result::Pending &&
-           (std::chrono::duration<double>(Clock::now() - t0).count() - requested_at) * 1000 < a.exchange_wait_ms) {
-      ex->poll();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    inspect::Bundle b = rollback::session_desync_bundle(session, nullptr, "peer" + std::to_string(a.id));
-    switch (ex->result()) {
-      case rollback::StateExchange::Result::Received:
-        if (ex->state().tick != b.tick) {  // an earlier divergent tick was reported after the request
-          bundle_note = "peer " + std::to_string(session.desync_peer()) + " sent tick " + std::to_string(ex->state().tick) +
-                        ", not the earliest divergent tick: its hashes only";
-          break;
-        }
-        b.sides[1].has_state = true;
-        b.sides[1].state = ex->state();
-        bundle_note = "with peer " + std::to_string(session.desync_peer()) + "'s state";
-        break;
-      case rollback::StateExchange::Result::Unavailable:
-        bundle_note = "peer " + std::to_string(session.desync_peer()) + " no longer keeps tick " +
-                      std::to_string(session.desync_tick()) + ": its hashes only";
-        break;
-      case rollback::StateExchange::Result::Failed:
-        bundle_note = "peer " + std::to_string(session.desync_peer()) + "'s state could not be read (" + ex->error() +
-                      "): its hashes only";
-        break;
-      default:
-        bundle_note = "no answer from peer " + std::to_string(session.desync_peer()) + " within " +
-                      std::to_string(static_cast<long long>(a.exchange_wait_ms)) + " ms: its hashes only";
-        break;
-    }
-    const FileStatus fs = inspect::write_bundle(a.bundle_dir, b, bundle_path);
-    if (!fs.ok()) return report_error(a.json, kExitBadInput, fs.message);
-    std::fprintf(stderr, "lockstep peer %u: desync bundle %s (%s)\n", a.id, bundle_path.c_str(), bundle_note.c_str());
-    // The next kept desyncs: this peer's state and the remote's hashes (how the divergence grew).
-    for (std::uint32_t i = 1; i < session.desync_count(); ++i) {
-      std::string more;
-      const FileStatus ms = inspect::write_bundle(
-          a.bundle_dir, rollback::session_desync_bundle(session, nullptr, "peer" + std::to_string(a.id), i), more);
-      if (!ms.ok()) return report_error(a.json, kExitBadInput, ms.message);
-      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (desync %u of %u kept: its hashes only)\n", a.id,
-                   more.c_str(), i + 1, session.desync_count());
-    }
-  }
-
-  std::string recorded;
+  if (ex != nullptr && session.has_desync())
+    if (int rc = write_bundles(a, loop, o.bundle_path, o.bundle_remote_state); rc != kExitOk) return rc;
   if (sink != nullptr) {
     replay::ReplayStatus rs = sink->status();
     if (rs.ok()) rs = recorder.close();
     if (!rs.ok()) return report_error(a.json, kExitBadInput, rs.message, &rs);
-    recorded = a.record;
+    o.recorded = a.record;
   }
-  const rollback::SessionStats& s = session.stats();
-  const bool finished = session.confirmed_tick() >= a.ticks;
-  if (exit_code == kExitOk && (timed_out || !finished || desyncs != 0)) exit_code = kExitMismatch;
-  if (timed_out && failure.empty())
-    failure = "the match did not finish within --max-seconds (confirmed " + std::to_string(session.confirmed_tick()) + " of " +
-              std::to_string(a.ticks) + " ticks)";
-  if (desyncs != 0) failure = "DESYNC: " + first_desync;
-  const rollback::UdpTransportStats& u = udp.stats();
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.id).field("peers", peers)
-        .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
-        .field("finished", finished).field("final_hash", hex(runner.hash().total)).field("frames", frames)
-        .field("waited_frames", waited_frames).field("wait_recommendations", s.wait_recommendations)
-        .field("max_frame_advantage_seen", static_cast<std::int64_t>(max_adv_seen)).field("rollbacks", s.rollbacks)
-        .field("max_rollback_depth", s.max_rollback_depth).field("stalls", s.stalls).field("hash_checks", s.hash_checks)
-        .field("desyncs", desyncs).field("disconnects", disconnects).field("relayed_inputs", s.relayed_inputs)
-        .field("malformed", s.malformed).field("stale", s.stale)
-        .field("security", rollback::wire_security_name(sc.security)).field("key", key_source)
-        .field("dropped_auth", s.dropped_auth).field("dropped_replay", s.dropped_replay)
-        .field("dropped_budget", s.dropped_budget).field("unsolicited_sync", s.unsolicited_sync)
-        .field("sync_rejections_sent", s.sync_rejections_sent)
-        .field("udp_sent", u.sent).field("udp_received", u.received)
-        .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
-        .field("lossy_lost", wrapped.stats().lost);
-    for (std::uint32_t q = 0; q < peers; ++q)
-      if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0})
-        j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
-    if (!recorded.empty()) j.field("record", recorded);
-    if (!bundle_path.empty()) j.field("bundle", bundle_path).field("bundle_remote_state", ex->result() == rollback::StateExchange::Result::Received);
-    if (ex != nullptr) j.field("states_served", ex->requests_served());
-    if (!failure.empty()) j.field("error", failure);
-    j.end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
-                "%llu frames waited (time sync), final hash %s\n",
-                a.id, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
-                static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
-                static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
-                static_cast<unsigned long long>(waited_frames), hex(runner.hash().total).c_str());
-    if (!recorded.empty()) std::printf("recorded the confirmed match to %s\n", recorded.c_str());
-  }
-  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, failure.c_str());
-  return exit_code;
+  o.finished = session.confirmed_tick() >= a.ticks;
+  if (o.exit_code == kExitOk && (!o.finished || loop.stats().desyncs != 0)) o.exit_code = kExitMismatch;
+  if (loop.stats().desyncs != 0) o.failure = "DESYNC: " + loop.first_desync();
+  print_result(a, r, session, loop, wrapped, ex.get(), o);
+  if (!o.failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, o.failure.c_str());
+  return o.exit_code;
 }
 }  // namespace
 
