@@ -41,10 +41,8 @@ if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER)
   set_tests_properties(viewer_serve PROPERTIES LABELS viewer TIMEOUT 120)
 endif()
 
-# examples/arena's tool, built here the way the game builds it (lockstep_add_tool; no
-# emscripten), and a program that plants an arena desync bundle.
-lockstep_add_sim(viewer_arena_sim ${PROJECT_SOURCE_DIR}/examples/arena/arena.cpp REGISTER arena::register_sims)
-lockstep_add_tool(arena-lockstep SIMS viewer_arena_sim)
+# examples/arena's tool (arena-lockstep, tests/arena/arena_tests.cmake) and a program that
+# plants an arena desync bundle.
 add_executable(plant_arena_bundle ${CMAKE_CURRENT_LIST_DIR}/plant_arena_bundle.cpp)
 target_include_directories(plant_arena_bundle PRIVATE ${PROJECT_SOURCE_DIR}/examples/arena)
 target_link_libraries(plant_arena_bundle PRIVATE viewer_arena_sim lockstep::inspect lockstep::replay lockstep::hash)
