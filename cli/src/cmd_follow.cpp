@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/relay.h>
 #include <lockstep/stream/http_source.h>
 
 #include <chrono>
@@ -32,16 +33,36 @@ bool parse_start(const std::string& text, replay::FollowOptions& o) {
   o.tick = std::stoull(text);
   return true;
 }
-}  // namespace
 
-int follow_cmd(const FollowArgs& a) {
-  replay::FollowOptions o;
-  if (!parse_start(a.from, o))
-    return report_error(a.json, kExitBadInput, "--from '" + a.from + "': expected 'checkpoint', 'begin' or a tick number");
-  o.delay_ticks = a.delay_ticks;
-  o.max_ticks_per_poll = a.catchup_ticks;
-  std::unique_ptr<replay::ByteSource> owned;
-  if (stream::is_http_url(a.source)) {
+// The relay's messages use the match key (a key file, or derived from --session-id: INSECURE),
+// unless --no-auth.
+int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
+  c.loopback_only = !a.allow_remote;
+  c.session_id = a.session_id;
+  c.max_subscribers = a.relay_slots;
+  if (a.no_auth) {
+    c.security = rollback::WireSecurity::Unauthenticated;
+  } else if (!a.key_file.empty()) {
+    std::string why;
+    if (!rollback::read_match_key_file(a.key_file, c.key, why)) return report_error(a.json, kExitBadInput, why);
+  } else {
+    c.key = rollback::insecure_test_key(a.session_id);
+  }
+  if (a.allow_remote) c.bind = "0.0.0.0:0";
+  return kExitOk;
+}
+
+int open_source(const FollowArgs& a, std::unique_ptr<replay::ByteSource>& owned, rollback::RelaySource*& relayed) {
+  if (!a.host.empty()) {
+    if (!a.source.empty()) return report_error(a.json, kExitBadInput, "--host and --follow exclude each other");
+    rollback::RelayConfig c;
+    if (int rc = relay_config(a, c); rc != kExitOk) return rc;
+    auto source = std::make_unique<rollback::RelaySource>();
+    std::string error;
+    if (!source->open(a.host, c, error)) return report_error(a.json, kExitBadInput, "--host " + a.host + ": " + error);
+    relayed = source.get();
+    owned = std::move(source);
+  } else if (stream::is_http_url(a.source)) {
     if (!stream::http_available())
       return report_error(a.json, kExitBadInput, "--follow " + a.source + ": this build has no libcurl (HTTP sources)");
     owned = std::make_unique<stream::HttpRangeSource>(a.source);
@@ -50,6 +71,36 @@ int follow_cmd(const FollowArgs& a) {
   } else {
     owned = std::make_unique<replay::GrowingFileSource>(a.source);
   }
+  return kExitOk;
+}
+
+// --relay: what this watcher fetched is served onward (a second level of the tree).
+int open_onward_relay(const FollowArgs& a, std::unique_ptr<rollback::RelayServer>& relay) {
+  if (a.relay.empty()) return kExitOk;
+  rollback::RelayConfig c;
+  if (int rc = relay_config(a, c); rc != kExitOk) return rc;
+  c.bind = a.relay;
+  relay = std::make_unique<rollback::RelayServer>();
+  std::string error;
+  if (!relay->open(c, error)) return report_error(a.json, kExitBadInput, "--relay " + a.relay + ": " + error);
+  std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", relay->local_address().c_str());
+  return kExitOk;
+}
+}  // namespace
+
+int follow_cmd(const FollowArgs& a) {
+  replay::FollowOptions o;
+  if (!parse_start(a.from, o))
+    return report_error(a.json, kExitBadInput, "--from '" + a.from + "': expected 'checkpoint', 'begin' or a tick number");
+  o.delay_ticks = a.delay_ticks;
+  o.max_ticks_per_poll = a.catchup_ticks;
+  if (!a.record.empty())
+    if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
+  std::unique_ptr<replay::ByteSource> owned;
+  rollback::RelaySource* relayed = nullptr;
+  if (int rc = open_source(a, owned, relayed); rc != kExitOk) return rc;
+  std::unique_ptr<rollback::RelayServer> onward;
+  if (int rc = open_onward_relay(a, onward); rc != kExitOk) return rc;
   replay::ByteSource& source = *owned;
   replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.source);
   const auto t0 = Clock::now();
@@ -60,6 +111,7 @@ int follow_cmd(const FollowArgs& a) {
   int code = kExitOk;
   for (;;) {
     const replay::ReplayStatus st = follower.poll(source);
+    if (onward != nullptr) (void)onward->poll(source);
     if (!st.ok()) {
       failure = st.message;
       code = st.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
@@ -89,6 +141,16 @@ int follow_cmd(const FollowArgs& a) {
     if (follower.tick() + a.delay_ticks >= follower.recorded_ticks() || !follower.started())
       std::this_thread::sleep_for(poll_every);
   }
+  // The onward relay's watchers get the end too (bounded), and a kept copy verifies.
+  for (int quiet = 0, polls = 0; onward != nullptr && quiet < 50 && polls < 1000; ++polls) {
+    (void)onward->poll(source);
+    quiet = onward->subscribers_have_everything() ? quiet + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!a.record.empty() && code == kExitOk) {
+    const replay::ReplayStatus ws = replay::write_replay_file(a.record, follower.recording());
+    if (!ws.ok()) return report_error(a.json, kExitBadInput, ws.message, &ws);
+  }
   const replay::Runner* runner = follower.runner();
   const std::string final_hash = runner != nullptr ? hex(runner->hash().total) : std::string();
   if (a.json) {
@@ -99,6 +161,9 @@ int follow_cmd(const FollowArgs& a) {
         .field("checked_ticks", follower.checked_ticks()).field("complete", follower.recording().complete)
         .field("checkpoints", static_cast<std::uint64_t>(follower.recording().checkpoints.size()))
         .field("delay_ticks", a.delay_ticks).field("lag_max_ticks", lag_max).field("final_hash", final_hash);
+    if (!a.record.empty() && code == kExitOk) j.field("record", a.record);
+    if (relayed != nullptr) j.field("relay_requests", relayed->stats().requests_sent).field("relay_dropped", relayed->stats().dropped);
+    if (onward != nullptr) j.field("relay", onward->local_address()).field("relay_watchers_max", onward->stats().max_subscribers_seen);
     if (!failure.empty()) j.field("error", failure);
     j.end();
     std::printf("%s\n", j.str().c_str());
@@ -113,6 +178,9 @@ int follow_cmd(const FollowArgs& a) {
 }
 
 void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f) {
+  app->add_option("--host", f->host,
+                  "Watch through a relay (a peer's or a watcher's --relay HOST:PORT): host-fed, from its newest "
+                  "checkpoint; the --follow options apply");
   app->add_option("--follow", f->source,
                   "Watch from a live recording instead of the network: a replay file that a peer records with "
                   "--record (its .partial while the match runs); no player sends anything to followers");

@@ -12,6 +12,7 @@
 #include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
 #include <lockstep/rollback/match_loop.h>
+#include <lockstep/rollback/relay.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/state_exchange.h>
 #include <lockstep/rollback/udp_transport.h>
@@ -65,6 +66,11 @@ struct PeerArgs {
   std::vector<std::string> exchange_peers;  // default: every --peers address with port + 1
   double exchange_wait_ms = 3000;
   std::uint32_t keep_desyncs = 1;  // bundles for the first desync and the next N − 1
+  // Host-fed spectators (rollback/relay.h): serve the recording being written to up to 32
+  // watchers (`spectate --host`) from a socket of its own.
+  std::string relay;
+  std::uint32_t relay_slots = rollback::kRelayMaxSubscribers;
+  double relay_linger_s = 10;
   bool status = false;
   bool json = false;
   bool allow_remote = false;
@@ -100,6 +106,8 @@ struct PeerRun {
   bool exchange = false;
   bool lossy = false;
   std::string key_source = "none";
+  std::unique_ptr<rollback::RelayServer> relay;           // --relay
+  std::unique_ptr<replay::GrowingFileSource> recording;  // what the relay serves
 };
 
 int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
@@ -142,6 +150,7 @@ int check_args(const PeerArgs& a, PeerRun& r) {
     return fail(a, "times out of range");
   if (!(a.loss >= 0.0 && a.loss < 1.0)) return fail(a, "--loss must be in 0..1 (exclusive)");
   if (a.no_auth && !a.key_file.empty()) return fail(a, "--no-auth and --key-file exclude each other");
+  if (!a.relay.empty() && a.record.empty()) return fail(a, "--relay serves the recording: give --record FILE too");
   if (!a.record.empty() && a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
     return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.hash_interval) + ")");
   return choose_players(a, r);
@@ -247,6 +256,34 @@ int session_config(const PeerArgs& a, PeerRun& r, rollback::SessionConfig& sc) {
   sc.max_frame_advantage = a.max_frame_advantage;
   sc.kept_desyncs = a.keep_desyncs;
   return kExitOk;
+}
+
+// The relay serves the recording file as the recorder writes it, with the match's key.
+int open_relay(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc) {
+  rollback::RelayConfig rc;
+  rc.bind = a.relay;
+  rc.loopback_only = !a.allow_remote;
+  rc.session_id = a.session_id;
+  rc.security = sc.security;
+  rc.key = sc.match_key;
+  rc.max_subscribers = a.relay_slots;
+  r.relay = std::make_unique<rollback::RelayServer>();
+  std::string error;
+  if (!r.relay->open(rc, error)) return fail(a, "--relay " + a.relay + ": " + error);
+  r.recording = std::make_unique<replay::GrowingFileSource>(a.record);
+  std::fprintf(stderr, "lockstep peer %u: relaying the recording to watchers at %s\n", a.id, r.relay->local_address().c_str());
+  return kExitOk;
+}
+
+// After the recording is closed: keep relaying until every watcher fetched its end (bounded).
+void finish_relay(const PeerArgs& a, PeerRun& r) {
+  const auto until = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.relay_linger_s * 1000));
+  std::uint32_t quiet_polls = 0;
+  while (Clock::now() < until && quiet_polls < 50) {  // 50 polls of 10 ms with everything fetched
+    if (!r.relay->poll(*r.recording).ok()) return;
+    quiet_polls = r.relay->subscribers_have_everything() ? quiet_polls + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // Bots play the local players; the session's events are reported on stderr.
@@ -390,13 +427,19 @@ void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession
   if (!o.recorded.empty()) j.field("record", o.recorded);
   if (!o.bundle_path.empty()) j.field("bundle", o.bundle_path).field("bundle_remote_state", o.bundle_remote_state);
   if (ex != nullptr) j.field("states_served", ex->requests_served());
+  if (r.relay != nullptr) {
+    const rollback::RelayStats& rs = r.relay->stats();
+    j.field("relay", r.relay->local_address()).field("relay_watchers_max", rs.max_subscribers_seen)
+        .field("relay_bytes_sent", rs.bytes_sent).field("relay_refused_full", rs.refused_full)
+        .field("relay_dropped", rs.dropped);
+  }
   if (!o.failure.empty()) j.field("error", o.failure);
   j.end();
   std::printf("%s\n", j.str().c_str());
 }
 
 // Runs the frame loop until the match is over, the session fails or --max-seconds passes.
-void play(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, rollback::MatchLoop& loop,
+void play(const PeerArgs& a, PeerRun& r, rollback::RollbackSession& session, rollback::MatchLoop& loop,
           rollback::LossyTransport& wrapped, PeerOutcome& o) {
   rollback::FramePacer pacer(a.tick_hz);
   const Clock::time_point t0 = Clock::now();
@@ -418,6 +461,7 @@ void play(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& sessio
       return;
     }
     if (loop.finished()) return;  // confirmed, acknowledged, answered late acks
+    if (r.relay != nullptr) (void)r.relay->poll(*r.recording);  // the file is read again next frame
     status.maybe_print(a, r, session);
     pacer.wait_next_frame();
   }
@@ -465,6 +509,8 @@ int peer_cmd(const PeerArgs& given) {
     sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
     session.set_confirmed_sink(sink.get());
   }
+  if (!a.relay.empty())
+    if (int rc = open_relay(a, r, sc); rc != kExitOk) return rc;
 
   rollback::MatchLoopConfig mc;
   mc.end_tick = a.ticks;
@@ -496,6 +542,7 @@ int peer_cmd(const PeerArgs& given) {
     if (rs.ok()) rs = recorder.close();
     if (!rs.ok()) return report_error(a.json, kExitBadInput, rs.message, &rs);
     o.recorded = a.record;
+    if (r.relay != nullptr) finish_relay(a, r);
   }
   o.finished = session.confirmed_tick() >= a.ticks;
   if (o.exit_code == kExitOk && (!o.finished || loop.stats().desyncs != 0)) o.exit_code = kExitMismatch;
@@ -561,6 +608,14 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
       ->capture_default_str()->check(CLI::Range(1u, 64u));
   app->add_option("--exchange-wait-ms", a->exchange_wait_ms, "How long to wait for the remote's state after a desync")
       ->capture_default_str()->check(CLI::Range(0.0, 600000.0));
+  app->add_option("--relay", a->relay,
+                  "Host-fed spectators: serve the recording (--record) to watchers ('spectate --host ADDR') from "
+                  "this HOST:PORT (port 0: any); players send them nothing");
+  app->add_option("--relay-slots", a->relay_slots, "With --relay: watchers served at once")
+      ->capture_default_str()->check(CLI::Range(1u, rollback::kRelayMaxSubscribers));
+  app->add_option("--relay-linger-s", a->relay_linger_s,
+                  "With --relay: after the match, keep serving until every watcher has the end, at most this long")
+      ->capture_default_str()->check(CLI::Range(0.0, 600.0));
   app->add_flag("--status", a->status, "Live status line on stderr (ping, frame advantage, rollbacks/s)");
   app->add_flag("--allow-remote", a->allow_remote, "Allow addresses outside loopback");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
@@ -586,13 +641,20 @@ Command add_spectate(CLI::App& root) {
               "  lockstep spectate --follow p0.replay --delay-ticks 120\n"
               "Exit codes as for 'lockstep peer' (--follow: 1 when the state differs from the recording).");
   return {app, [a, f, app] {
-            if (!f->source.empty()) {
+            if (!f->source.empty() || !f->host.empty()) {
               f->json = a->json;
               f->max_seconds = a->max_seconds;
+              f->relay = a->relay;
+              f->record = a->record;
+              f->key_file = a->key_file;
+              f->no_auth = a->no_auth;
+              f->allow_remote = a->allow_remote;
+              f->session_id = a->session_id;
+              f->relay_slots = a->relay_slots;
               return follow_cmd(*f);
             }
             if (a->sim.empty() || app->count("--id") == 0)
-              return report_error(a->json, kExitBadInput, "spectate: --sim and --id are required (or --follow FILE)");
+              return report_error(a->json, kExitBadInput, "spectate: --sim and --id are required (or --follow FILE, or --host ADDR)");
             return peer_cmd(*a);
           }};
 }

@@ -165,6 +165,52 @@ case $case_name in
     [[ $src == "$url" || $src == "$url.partial" ]] || fail "the watcher ended on an unexpected source: $src"
     [[ -f $work/p0.replay && ! -e $work/p0.replay.partial ]] || fail "the recording was not renamed to its final name"
     ;;
+  relay)
+    # Host-fed spectators (rollback/relay.h): peer 0 relays its live recording; 15 watchers
+    # fetch it from peer 0's relay, one of them relays it again to 2 more (a second level), and
+    # a late watcher joins ~2/3 into the match (from a checkpoint) and keeps a copy. The
+    # players' session traffic does not grow with the watchers: peer 0 (relaying) and peer 1
+    # (not) send about as many session datagrams.
+    n=$((1800 / scale))
+    common="--sim duel --count 2 --ticks $n --tick-hz 240 --input-delay 4 --max-prediction 24 --hash-interval 16"
+    start 0 $common --checkpoint-every 64 --relay 127.0.0.1:0
+    start 1 $common
+    for _ in $(seq 1 200); do grep -q "relaying the recording to watchers at" "$work/p0.err" 2>/dev/null && break; sleep 0.02; done
+    host=$(grep -o "relaying the recording to watchers at [^ ]*" "$work/p0.err" | awk '{print $NF}')
+    [[ -n $host ]] || fail "peer 0 did not say where it relays"
+    watch() {  # watch NAME ARGS...
+      local name=$1
+      shift
+      timeout -s KILL 80 "$bin" spectate --session-id 77 --json --max-seconds 70 --delay-ticks 60 "$@" \
+        >"$work/$name.json" 2>"$work/$name.err" &
+      wpid[$name]=$!
+    }
+    declare -A wpid
+    watch mid --host "$host" --relay 127.0.0.1:0
+    for _ in $(seq 1 200); do grep -q "relaying to watchers at" "$work/mid.err" 2>/dev/null && break; sleep 0.02; done
+    mid=$(grep -o "relaying to watchers at [^ ]*" "$work/mid.err" | awk '{print $NF}')
+    [[ -n $mid ]] || fail "the relaying watcher did not say where it relays"
+    for k in $(seq 1 14); do watch "w$k" --host "$host"; done
+    for k in 1 2; do watch "leaf$k" --host "$mid"; done
+    sleep $(( 5 / scale ))
+    watch late --host "$host" --record "$work/late.replay"
+    for i in 0 1; do wait_ok $i 0; done
+    for name in "${!wpid[@]}"; do
+      wait "${wpid[$name]}" || fail "watcher $name exited $?: $(cat "$work/$name.err")"
+      [[ $(jget "$work/$name.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "watcher $name's final state differs"
+      [[ $(jget "$work/$name.json" tick) == "$n" ]] || fail "watcher $name did not reach the end"
+    done
+    (( $(jget "$work/p0.json" relay_watchers_max) == 16 )) || fail "peer 0's relay served $(jget "$work/p0.json" relay_watchers_max) watchers, expected 16"
+    (( $(jget "$work/mid.json" relay_watchers_max) == 2 )) || fail "the second level served $(jget "$work/mid.json" relay_watchers_max), expected 2"
+    s=$(jget "$work/late.json" start_tick)
+    (( s > 0 && s % 64 == 0 )) || fail "the late watcher did not start at a checkpoint (start tick $s)"
+    "$bin" verify "$work/late.replay" >"$work/verify_late.out" 2>&1 || fail "the late watcher's copy does not verify: $(cat "$work/verify_late.out")"
+    cmp -s "$work/late.replay" "$work/p0.replay" || fail "the late watcher's copy differs from peer 0's recording"
+    sent0=$(jget "$work/p0.json" udp_sent)
+    sent1=$(jget "$work/p1.json" udp_sent)
+    (( sent0 * 100 <= sent1 * 115 )) || fail "relaying changed peer 0's session traffic: $sent0 datagrams vs peer 1's $sent1"
+    echo "relay: peer 0 sent $sent0 session datagrams (peer 1: $sent1); relay bytes $(jget "$work/p0.json" relay_bytes_sent) to 16 watchers; late watcher from tick $s"
+    ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
     # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.

@@ -1,0 +1,106 @@
+#pragma once
+// Host-fed spectators (docs/rollback.md, "Spectators at scale"): one process relays a match's
+// live recording to up to 32 watchers over UDP, and a watcher can relay it again (a tree of
+// any depth). The relayed bytes are the recording's own (replay/replay_follow.h: block file,
+// checkpoints), so a watcher is a ReplayFollower reading a RelaySource: it starts at the newest
+// checkpoint (a late joiner never replays from tick 0), keeps its delay, checks every tick's
+// hash, and can keep a copy that verifies. The players' session traffic does not change with
+// the number of watchers: the relay has a socket of its own and serves what the recorder wrote.
+//
+// Wire (little-endian), one datagram per message, on the relay's own port:
+//   header   "LSR1" · u8 kind · u8 flags · u16 0 · u32 session id · u64 offset · u32 length
+//   REQUEST  watcher → relay: the bytes [offset, offset + length) (length ≤ kRelayWindowBytes)
+//   DATA     relay → watcher: `length` bytes at `offset`, then u64 bytes the relay has in all
+//   FULL     relay → watcher: every subscriber slot is taken
+// followed, when authenticated, by a 16-byte keyed BLAKE2b tag (rollback/match_key.h) over the
+// message, bound to its direction. The stream is append-only, so a replayed DATA message says
+// nothing new and a replayed REQUEST costs one answer (bounded per poll): no sequence numbers.
+// Diagnostic and broadcast path: allocates (never on a game's tick path).
+#include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/match_key.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lockstep::rollback {
+
+inline constexpr std::uint32_t kRelayHeaderBytes = 24;
+inline constexpr std::uint32_t kRelayChunkBytes = 1024;            // DATA payload per datagram
+inline constexpr std::uint32_t kRelayWindowBytes = 32 * kRelayChunkBytes;  // per REQUEST
+inline constexpr std::uint64_t kRelayMaxBytes = 256ull << 20;      // largest stream relayed
+inline constexpr std::uint32_t kRelayMaxSubscribers = 32;
+
+struct RelayConfig {
+  std::string bind = "127.0.0.1:0";  // HOST:PORT or [HOST]:PORT; port 0: any free port
+  bool loopback_only = true;         // refuse a non-loopback bind (and subscribers) unless false
+  std::uint32_t session_id = 0;      // tags every message; others are dropped (no secret)
+  WireSecurity security = WireSecurity::Authenticated;
+  MatchKey key{};                    // with Authenticated: the broadcast key (all zero: refused)
+  std::uint32_t max_subscribers = kRelayMaxSubscribers;  // 1..32
+  std::uint32_t idle_timeout_ms = 10000;  // a subscriber silent this long frees its slot
+  std::uint32_t requests_per_poll = 512;  // datagrams read per poll() at most (flood bound)
+};
+
+struct RelayStats {
+  std::uint64_t requests = 0;      // valid REQUESTs answered
+  std::uint64_t data_sent = 0;     // DATA datagrams
+  std::uint64_t bytes_sent = 0;    // DATA payload bytes
+  std::uint64_t refused_full = 0;  // FULL answers
+  std::uint64_t dropped = 0;       // malformed, other session, failed tag, or over the budget
+  std::uint32_t subscribers = 0;   // slots in use now
+  std::uint32_t max_subscribers_seen = 0;
+};
+
+// Serves a growing byte stream (a recording being written, or what a RelaySource fetched) to
+// watchers. Call poll() regularly (every frame of the host's loop).
+class RelayServer {
+ public:
+  RelayServer();
+  ~RelayServer();
+  RelayServer(const RelayServer&) = delete;
+  RelayServer& operator=(const RelayServer&) = delete;
+
+  bool open(const RelayConfig& config, std::string& error);
+  std::string local_address() const;
+  // Reads what `source` has appended since the last call (bounded), then answers waiting
+  // requests. An error of the source is returned (and the relay keeps serving what it has).
+  replay::ReplayStatus poll(replay::ByteSource& source);
+  const RelayStats& stats() const noexcept;
+  // Every current subscriber asked for bytes past the end of what the relay has (it fetched
+  // everything): a host that closed its recording may stop relaying then.
+  bool subscribers_have_everything() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+struct RelaySourceStats {
+  std::uint64_t requests_sent = 0;
+  std::uint64_t data_received = 0;  // DATA datagrams accepted
+  std::uint64_t dropped = 0;        // malformed, other session, failed tag, out of the window
+};
+
+// A watcher's view of a relay: a ByteSource that fetches the stream from a RelayServer,
+// keeps every byte it fetched (so a RelayServer can serve it onward), and re-asks on loss.
+class RelaySource final : public replay::ByteSource {
+ public:
+  RelaySource();
+  ~RelaySource() override;
+  // `relay`: the relay's HOST:PORT; `config.bind` is this watcher's socket (port 0: any).
+  bool open(const std::string& relay, const RelayConfig& config, std::string& error);
+  replay::ReplayStatus read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) override;
+  std::string describe() const override;
+  std::uint64_t fetched_bytes() const noexcept;
+  const RelaySourceStats& stats() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace lockstep::rollback

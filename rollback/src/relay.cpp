@@ -1,0 +1,386 @@
+#include <lockstep/rollback/relay.h>
+
+#include "udp_socket.h"
+#include "wire_auth.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+
+namespace lockstep::rollback {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Kind : std::uint8_t { Request = 1, Data = 2, Full = 3 };
+constexpr std::uint8_t kFlagAuthenticated = 1;
+// Tags are bound to the direction (the `receiver` of wire::compute_tag): ids no session peer
+// has (at most 16), so no relay message verifies as a session message or the other way round.
+constexpr std::uint32_t kToRelay = 0xC1;
+constexpr std::uint32_t kToWatcher = 0xC2;
+constexpr std::size_t kMaxDatagram = kRelayHeaderBytes + kRelayChunkBytes + 8 + wire::kTagBytes;
+
+void put32(std::byte* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+void put64(std::byte* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+std::uint32_t get32(const std::byte* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+std::uint64_t get64(const std::byte* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+struct Message {
+  Kind kind = Kind::Request;
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+  std::span<const std::byte> body;  // DATA
+  std::uint64_t total = 0;          // DATA
+};
+
+// Writes one message into `out`; returns its size.
+std::size_t encode(const RelayConfig& c, std::uint32_t to, const Message& m, std::array<std::byte, kMaxDatagram>& out) {
+  const bool auth = c.security == WireSecurity::Authenticated;
+  std::byte* p = out.data();
+  std::memcpy(p, "LSR1", 4);
+  p[4] = static_cast<std::byte>(m.kind);
+  p[5] = static_cast<std::byte>(auth ? kFlagAuthenticated : 0);
+  p[6] = p[7] = std::byte{0};
+  put32(p + 8, c.session_id);
+  put64(p + 12, m.offset);
+  put32(p + 20, m.kind == Kind::Data ? static_cast<std::uint32_t>(m.body.size()) : m.length);
+  std::size_t n = kRelayHeaderBytes;
+  if (m.kind == Kind::Data) {
+    if (!m.body.empty()) std::memcpy(p + n, m.body.data(), m.body.size());
+    n += m.body.size();
+    put64(p + n, m.total);
+    n += 8;
+  }
+  if (auth) {
+    wire::compute_tag(c.key, to, std::span<const std::byte>(p, n), p + n);
+    n += wire::kTagBytes;
+  }
+  return n;
+}
+
+// Parses and authenticates one datagram addressed to `to`; false: drop it.
+bool decode(const RelayConfig& c, std::uint32_t to, std::span<const std::byte> in, Message& m) {
+  const bool auth = c.security == WireSecurity::Authenticated;
+  const std::size_t tag = auth ? wire::kTagBytes : 0;
+  if (in.size() < kRelayHeaderBytes + tag || std::memcmp(in.data(), "LSR1", 4) != 0) return false;
+  const std::byte* p = in.data();
+  if (std::to_integer<std::uint8_t>(p[5]) != (auth ? kFlagAuthenticated : 0) || p[6] != std::byte{0} || p[7] != std::byte{0})
+    return false;
+  if (get32(p + 8) != c.session_id) return false;
+  const std::size_t signed_bytes = in.size() - tag;
+  if (auth && !wire::verify_tag(c.key, to, in.first(signed_bytes), p + signed_bytes)) return false;
+  m.kind = static_cast<Kind>(std::to_integer<std::uint8_t>(p[4]));
+  m.offset = get64(p + 12);
+  m.length = get32(p + 20);
+  switch (m.kind) {
+    case Kind::Request: return signed_bytes == kRelayHeaderBytes && m.length <= kRelayWindowBytes;
+    case Kind::Full: return signed_bytes == kRelayHeaderBytes;
+    case Kind::Data:
+      if (m.length > kRelayChunkBytes || signed_bytes != kRelayHeaderBytes + m.length + 8) return false;
+      m.body = in.subspan(kRelayHeaderBytes, m.length);
+      m.total = get64(p + kRelayHeaderBytes + m.length);
+      return m.offset <= kRelayMaxBytes && m.total <= kRelayMaxBytes && m.offset + m.length <= m.total;
+  }
+  return false;
+}
+
+bool check_config(const RelayConfig& c, std::string& error) {
+  if (c.security == WireSecurity::Authenticated && !wire_auth_available()) {
+    error = "relay: this build has no libsodium: authenticated relaying is unavailable (or set Unauthenticated)";
+    return false;
+  }
+  if (c.security == WireSecurity::Authenticated && c.key.empty()) {
+    error = "relay: no key: set RelayConfig::key (the broadcast key), or Unauthenticated";
+    return false;
+  }
+  if (c.max_subscribers < 1 || c.max_subscribers > kRelayMaxSubscribers) {
+    error = "relay: max_subscribers must be 1..32";
+    return false;
+  }
+  return true;
+}
+
+bool open_socket(const RelayConfig& c, net::Socket& socket, std::string& error) {
+  net::Address bind_to;
+  if (!net::parse_address(c.bind, bind_to, error)) return false;
+  if (c.loopback_only && !bind_to.is_loopback()) {
+    error = "relay: " + c.bind + " is not a loopback address (allow remote addresses explicitly)";
+    return false;
+  }
+  return socket.open(bind_to, error);
+}
+
+replay::ReplayStatus source_error(const std::string& where, std::uint64_t offset, const std::string& what) {
+  replay::ReplayStatus st;
+  st.code = ErrorCode::IoError;
+  st.offset = offset;
+  st.message = where + ": byte " + std::to_string(offset) + ": " + what;
+  return st;
+}
+
+}  // namespace
+
+// ---- RelayServer ---------------------------------------------------------------------------
+
+struct RelayServer::State {
+  RelayConfig config;
+  net::Socket socket;
+  std::vector<std::byte> bytes;  // the stream so far
+  struct Subscriber {
+    net::Address address;
+    Clock::time_point last_seen;
+    std::uint64_t asked_from = 0;  // the offset of its newest request: it has everything before
+  };
+  std::vector<Subscriber> subscribers;
+  RelayStats stats;
+  std::array<std::byte, kMaxDatagram> out{};
+  std::array<std::byte, 2048> in{};
+
+  replay::ReplayStatus ingest(replay::ByteSource& source);
+  Subscriber* admit(const net::Address& from, Clock::time_point now);
+  void answer(const net::Address& to, const Message& request);
+};
+
+replay::ReplayStatus RelayServer::State::ingest(replay::ByteSource& source) {
+  // At most 1 MiB per poll: a long recording is taken in over several frames.
+  for (int round = 0; round < 16; ++round) {
+    const std::size_t at = bytes.size();
+    if (at >= kRelayMaxBytes) return source_error(source.describe(), at, "the stream exceeds the relay's 256 MiB bound");
+    bytes.resize(at + 65536);
+    std::size_t got = 0;
+    replay::ReplayStatus st = source.read(at, std::span<std::byte>(bytes.data() + at, 65536), got);
+    bytes.resize(at + (st.ok() ? got : 0));
+    if (!st.ok()) return st;
+    if (got == 0) break;
+  }
+  return replay::ReplayStatus::Ok();
+}
+
+RelayServer::State::Subscriber* RelayServer::State::admit(const net::Address& from, Clock::time_point now) {
+  for (Subscriber& s : subscribers)
+    if (net::same_endpoint(s.address, from)) return &s;
+  const auto idle = std::chrono::milliseconds(config.idle_timeout_ms);
+  subscribers.erase(std::remove_if(subscribers.begin(), subscribers.end(),
+                                   [&](const Subscriber& s) { return now - s.last_seen > idle; }),
+                    subscribers.end());
+  if (subscribers.size() >= config.max_subscribers) return nullptr;
+  subscribers.push_back({from, now, 0});
+  stats.max_subscribers_seen = std::max<std::uint32_t>(stats.max_subscribers_seen, static_cast<std::uint32_t>(subscribers.size()));
+  return &subscribers.back();
+}
+
+void RelayServer::State::answer(const net::Address& to, const Message& request) {
+  const std::uint64_t have = bytes.size();
+  std::uint64_t at = std::min<std::uint64_t>(request.offset, have);
+  const std::uint64_t end = std::min<std::uint64_t>(request.offset + request.length, have);
+  do {  // at least one DATA, possibly empty: "alive, this is all there is"
+    const std::uint64_t n = std::min<std::uint64_t>(end > at ? end - at : 0, kRelayChunkBytes);
+    Message m;
+    m.kind = Kind::Data;
+    m.offset = at;
+    m.body = std::span<const std::byte>(bytes.data() + at, static_cast<std::size_t>(n));
+    m.total = have;
+    const std::size_t size = encode(config, kToWatcher, m, out);
+    if (socket.send_to(to, std::span<const std::byte>(out.data(), size))) {
+      ++stats.data_sent;
+      stats.bytes_sent += n;
+    }
+    at += n;
+  } while (at < end);
+}
+
+RelayServer::RelayServer() : state_(std::make_unique<State>()) {}
+RelayServer::~RelayServer() = default;
+
+bool RelayServer::open(const RelayConfig& config, std::string& error) {
+  if (!check_config(config, error)) return false;
+  state_->config = config;
+  return open_socket(config, state_->socket, error);
+}
+
+std::string RelayServer::local_address() const { return net::format_address(state_->socket.local()); }
+
+replay::ReplayStatus RelayServer::poll(replay::ByteSource& source) {
+  State& s = *state_;
+  const replay::ReplayStatus ingested = s.ingest(source);
+  const Clock::time_point now = Clock::now();
+  for (std::uint32_t i = 0; i < s.config.requests_per_poll; ++i) {
+    net::Address from;
+    bool truncated = false;
+    const std::uint32_t n = s.socket.receive_from(from, s.in, truncated);
+    if (n == 0) break;
+    Message m;
+    if (truncated || (s.config.loopback_only && !from.is_loopback()) ||
+        !decode(s.config, kToRelay, std::span<const std::byte>(s.in.data(), n), m) || m.kind != Kind::Request) {
+      ++s.stats.dropped;
+      continue;
+    }
+    State::Subscriber* sub = s.admit(from, now);
+    if (sub == nullptr) {
+      Message full;
+      full.kind = Kind::Full;
+      const std::size_t size = encode(s.config, kToWatcher, full, s.out);
+      (void)s.socket.send_to(from, std::span<const std::byte>(s.out.data(), size));
+      ++s.stats.refused_full;
+      continue;
+    }
+    sub->last_seen = now;
+    sub->asked_from = std::max(sub->asked_from, m.offset);
+    ++s.stats.requests;
+    s.answer(from, m);
+  }
+  s.stats.subscribers = static_cast<std::uint32_t>(s.subscribers.size());
+  return ingested;
+}
+
+const RelayStats& RelayServer::stats() const noexcept { return state_->stats; }
+
+bool RelayServer::subscribers_have_everything() const noexcept {
+  for (const State::Subscriber& sub : state_->subscribers)
+    if (sub.asked_from < state_->bytes.size()) return false;
+  return true;
+}
+
+// ---- RelaySource ---------------------------------------------------------------------------
+
+struct RelaySource::State {
+  RelayConfig config;
+  net::Socket socket;
+  net::Address relay;
+  std::string relay_text;
+  std::vector<std::byte> bytes;                              // the contiguous prefix fetched
+  std::map<std::uint64_t, std::vector<std::byte>> pending;  // chunks ahead of a lost one
+  std::uint64_t requested_end = 0;
+  Clock::time_point last_request{};
+  bool full = false;
+  // What the relay had when it first answered: nothing is handed out before that much arrived,
+  // so a late watcher's first read holds the whole stream so far (its newest checkpoint).
+  std::uint64_t first_total = ~std::uint64_t{0};
+  std::uint64_t relay_total = 0;
+  RelaySourceStats stats;
+  std::array<std::byte, kMaxDatagram> out{};
+  std::array<std::byte, 2048> in{};
+
+  void take(const Message& m);
+  void receive();
+  void request(Clock::time_point now);
+};
+
+void RelaySource::State::take(const Message& m) {
+  if (first_total == ~std::uint64_t{0}) first_total = m.total;
+  relay_total = std::max(relay_total, m.total);
+  const std::uint64_t have = bytes.size();
+  if (m.body.empty() || m.offset + m.body.size() <= have) return;  // nothing new (or a liveness answer)
+  if (m.offset > have) {
+    // Ahead of a lost chunk: kept, within one window only (bounded memory).
+    if (m.offset - have < kRelayWindowBytes && pending.size() < kRelayWindowBytes / kRelayChunkBytes)
+      pending.emplace(m.offset, std::vector<std::byte>(m.body.begin(), m.body.end()));
+    else
+      ++stats.dropped;
+    return;
+  }
+  const std::size_t skip = static_cast<std::size_t>(have - m.offset);
+  bytes.insert(bytes.end(), m.body.begin() + static_cast<std::ptrdiff_t>(skip), m.body.end());
+  for (auto it = pending.begin(); it != pending.end() && it->first <= bytes.size();) {
+    const std::uint64_t end = it->first + it->second.size();
+    if (end > bytes.size())
+      bytes.insert(bytes.end(), it->second.begin() + static_cast<std::ptrdiff_t>(bytes.size() - it->first), it->second.end());
+    it = pending.erase(it);
+  }
+}
+
+void RelaySource::State::receive() {
+  for (int i = 0; i < 1024; ++i) {
+    net::Address from;
+    bool truncated = false;
+    const std::uint32_t n = socket.receive_from(from, in, truncated);
+    if (n == 0) return;
+    Message m;
+    if (truncated || !net::same_endpoint(from, relay) ||
+        !decode(config, kToWatcher, std::span<const std::byte>(in.data(), n), m) || m.kind == Kind::Request) {
+      ++stats.dropped;
+      continue;
+    }
+    if (m.kind == Kind::Full) {
+      full = true;
+      continue;
+    }
+    ++stats.data_received;
+    take(m);
+  }
+}
+
+void RelaySource::State::request(Clock::time_point now) {
+  // Ask for the next window once the last one arrived, or again after 20 ms (loss, or nothing
+  // new yet at the relay).
+  if (bytes.size() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
+  Message m;
+  m.kind = Kind::Request;
+  m.offset = bytes.size();
+  m.length = kRelayWindowBytes;
+  const std::size_t size = encode(config, kToRelay, m, out);
+  if (socket.send_to(relay, std::span<const std::byte>(out.data(), size))) ++stats.requests_sent;
+  requested_end = m.offset + m.length;
+  last_request = now;
+}
+
+RelaySource::RelaySource() : state_(std::make_unique<State>()) {}
+RelaySource::~RelaySource() = default;
+
+bool RelaySource::open(const std::string& relay, const RelayConfig& config, std::string& error) {
+  if (!check_config(config, error)) return false;
+  State& s = *state_;
+  s.config = config;
+  s.relay_text = relay;
+  if (!net::parse_address(relay, s.relay, error)) return false;
+  if (config.loopback_only && !s.relay.is_loopback()) {
+    error = "relay: " + relay + " is not a loopback address (allow remote addresses explicitly)";
+    return false;
+  }
+  return open_socket(config, s.socket, error);
+}
+
+replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) {
+  State& s = *state_;
+  got = 0;
+  s.receive();
+  if (s.bytes.size() > kRelayMaxBytes) return source_error(describe(), s.bytes.size(), "the stream exceeds 256 MiB");
+  if (s.full)
+    return source_error(describe(), s.bytes.size(), "the relay refused: all of its subscriber slots are taken (try another relay)");
+  s.request(Clock::now());
+  // Behind the relay (joining late, or after a burst): fetch window after window for up to
+  // 10 ms instead of one window per read.
+  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(10);
+  while (s.bytes.size() < s.relay_total && !s.full && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    s.receive();
+    s.request(Clock::now());
+  }
+  if (s.first_total == ~std::uint64_t{0} || s.bytes.size() < s.first_total) return replay::ReplayStatus::Ok();
+  if (offset > s.bytes.size()) return source_error(describe(), offset, "read past the fetched bytes");
+  got = std::min<std::size_t>(out.size(), static_cast<std::size_t>(s.bytes.size() - offset));
+  if (got != 0) std::memcpy(out.data(), s.bytes.data() + offset, got);
+  return replay::ReplayStatus::Ok();
+}
+
+std::string RelaySource::describe() const { return "relay " + state_->relay_text; }
+std::uint64_t RelaySource::fetched_bytes() const noexcept { return state_->bytes.size(); }
+const RelaySourceStats& RelaySource::stats() const noexcept { return state_->stats; }
+
+}  // namespace lockstep::rollback

@@ -1,0 +1,215 @@
+// Host-fed spectators (rollback/relay.h): a relay serves a growing recording over UDP on
+// loopback; watchers fetch it (two levels), follow it from its newest checkpoint, and the
+// relay's bounds hold (subscriber slots, keys, forged requests).
+#include "rollback/rollback_support.h"
+
+#include <lockstep/replay/record.h>
+#include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/relay.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace rollback_test;
+
+namespace {
+
+// A recording that grows as a recorder writes it: `visible` bytes of `all` can be read.
+class GrowingBytes final : public ByteSource {
+ public:
+  explicit GrowingBytes(std::vector<std::byte> all) : all_(std::move(all)) {}
+  ReplayStatus read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) override {
+    got = offset >= visible ? 0 : std::min<std::size_t>(out.size(), visible - offset);
+    if (got != 0) std::memcpy(out.data(), all_.data() + offset, got);
+    return ReplayStatus::Ok();
+  }
+  std::string describe() const override { return "test bytes"; }
+  std::size_t visible = 0;
+  const std::vector<std::byte>& all() const { return all_; }
+
+ private:
+  std::vector<std::byte> all_;
+};
+
+std::vector<std::byte> recorded_duel(std::uint64_t ticks, std::uint32_t checkpoint_every, std::uint64_t& final_hash) {
+  Replay r;
+  EXPECT_TRUE(record_bots(fixtures::duel_sim(), duel_config(3), 5, ticks, checkpoint_every, r).ok());
+  final_hash = r.hashes.back().total;
+  std::vector<std::byte> bytes;
+  EXPECT_TRUE(encode_replay(r, bytes).ok());
+  return bytes;
+}
+
+RelayConfig config(std::uint32_t key_byte = 7) {
+  RelayConfig c;
+  c.session_id = 41;
+  c.key.bytes.fill(key_byte);
+  return c;
+}
+
+// Polls the servers and reads every source until `done` or 5 s pass.
+template <class Done>
+bool pump(std::vector<std::pair<RelayServer*, ByteSource*>> servers, std::vector<RelaySource*> sources, Done done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<std::byte> scratch(65536);
+  while (std::chrono::steady_clock::now() < until) {
+    for (auto& [server, source] : servers) EXPECT_TRUE(server->poll(*source).ok());
+    for (RelaySource* s : sources) {
+      std::size_t got = 0;
+      EXPECT_TRUE(s->read(s->fetched_bytes(), scratch, got).ok());
+    }
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+std::vector<std::byte> fetched(RelaySource& s) {
+  std::vector<std::byte> out(s.fetched_bytes());
+  std::size_t got = 0;
+  EXPECT_TRUE(s.read(0, out, got).ok());
+  out.resize(got);
+  return out;
+}
+
+TEST(Relay, TwoLevelsOfWatchersGetTheGrowingStreamByteForByte) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(600, 64, final_hash));
+  host.visible = host.all().size() / 3;
+  RelayServer top;
+  std::string error;
+  ASSERT_TRUE(top.open(config(), error)) << error;
+  RelaySource first;
+  ASSERT_TRUE(first.open(top.local_address(), config(), error)) << error;
+  RelayServer second;  // the first watcher relays again
+  ASSERT_TRUE(second.open(config(), error)) << error;
+  RelaySource leaf;
+  ASSERT_TRUE(leaf.open(second.local_address(), config(), error)) << error;
+
+  auto level = [&](std::size_t n) { return [&, n] { return first.fetched_bytes() == n && leaf.fetched_bytes() == n; }; };
+  ASSERT_TRUE(pump({{&top, &host}, {&second, &first}}, {&first, &leaf}, level(host.visible)));
+  host.visible = host.all().size();  // the recorder wrote the rest
+  ASSERT_TRUE(pump({{&top, &host}, {&second, &first}}, {&first, &leaf}, level(host.visible)));
+  EXPECT_EQ(fetched(first), host.all());
+  EXPECT_EQ(fetched(leaf), host.all());
+  EXPECT_EQ(top.stats().max_subscribers_seen, 1u);  // the leaf costs the top relay nothing
+  EXPECT_EQ(second.stats().max_subscribers_seen, 1u);
+  EXPECT_EQ(top.stats().bytes_sent, host.all().size());
+  EXPECT_EQ(top.stats().dropped, 0u);
+}
+
+TEST(Relay, ALateWatcherFollowsFromTheNewestCheckpointAndEndsOnTheRecordedState) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(900, 64, final_hash));
+  host.visible = host.all().size() * 2 / 3;  // joined two thirds into the match
+  RelayServer relay;
+  std::string error;
+  ASSERT_TRUE(relay.open(config(), error)) << error;
+  RelaySource source;
+  ASSERT_TRUE(source.open(relay.local_address(), config(), error)) << error;
+  FollowOptions o;
+  o.start = FollowOptions::Start::NewestCheckpoint;
+  ReplayFollower follower([](std::string_view n) -> const Sim* { return n == "duel" ? &fixtures::duel_sim() : nullptr; }, o, "relay");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!follower.finished() && std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(relay.poll(host).ok());
+    const ReplayStatus st = follower.poll(source);
+    ASSERT_TRUE(st.ok()) << st.message;
+    if (follower.started()) host.visible = host.all().size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(follower.finished());
+  EXPECT_GT(follower.start_tick(), 0u);
+  EXPECT_EQ(follower.start_tick() % 64, 0u);
+  EXPECT_EQ(follower.tick(), 900u);
+  // Every simulated tick whose recorded hash had arrived is compared (most of them).
+  EXPECT_GE(follower.checked_ticks(), (900u - follower.start_tick()) / 2);
+  EXPECT_LE(follower.checked_ticks(), 900u - follower.start_tick());
+  EXPECT_EQ(follower.runner()->hash().total, final_hash);
+}
+
+TEST(Relay, AFullRelayRefusesWithAClearError) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(60, 0, final_hash));
+  host.visible = host.all().size();
+  RelayConfig c = config();
+  c.max_subscribers = 1;
+  RelayServer relay;
+  std::string error;
+  ASSERT_TRUE(relay.open(c, error)) << error;
+  RelaySource one, two;
+  ASSERT_TRUE(one.open(relay.local_address(), config(), error)) << error;
+  ASSERT_TRUE(pump({{&relay, &host}}, {&one}, [&] { return one.fetched_bytes() == host.all().size(); }));
+  ASSERT_TRUE(two.open(relay.local_address(), config(), error)) << error;
+  std::vector<std::byte> scratch(1024);
+  std::size_t got = 0;
+  ReplayStatus st;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (st.ok() && std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(relay.poll(host).ok());
+    st = two.read(0, scratch, got);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(st.message, "relay " + relay.local_address() +
+                            ": byte 0: the relay refused: all of its subscriber slots are taken (try another relay)");
+  EXPECT_EQ(relay.stats().refused_full, 1u);
+  EXPECT_EQ(relay.stats().subscribers, 1u);
+}
+
+TEST(Relay, WrongKeysAndForgedRequestsGetNothing) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(60, 0, final_hash));
+  host.visible = host.all().size();
+  RelayServer relay;
+  std::string error;
+  ASSERT_TRUE(relay.open(config(7), error)) << error;
+  RelaySource stranger;
+  ASSERT_TRUE(stranger.open(relay.local_address(), config(8), error)) << error;
+  // A forged request: the right layout and session, a made-up tag.
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(relay.local_address().substr(relay.local_address().rfind(':') + 1))));
+  unsigned char forged[kRelayHeaderBytes + 16] = {'L', 'S', 'R', '1', 1, 1, 0, 0, 41, 0, 0, 0};
+  forged[20] = 0;
+  forged[21] = 0x80;  // 32 KiB
+  ASSERT_EQ(::sendto(fd, forged, sizeof forged, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to),
+            static_cast<ssize_t>(sizeof forged));
+  (void)pump({{&relay, &host}}, {&stranger}, [&] { return relay.stats().dropped >= 2; });
+  ::close(fd);
+  EXPECT_EQ(stranger.fetched_bytes(), 0u);
+  EXPECT_EQ(relay.stats().requests, 0u);
+  EXPECT_EQ(relay.stats().data_sent, 0u);
+  EXPECT_GE(relay.stats().dropped, 2u);
+  EXPECT_EQ(relay.stats().subscribers, 0u);  // forgeries take no slot
+}
+
+TEST(Relay, RefusesToStartWithoutAKeyOrWithTooManySlots) {
+  RelayConfig c;
+  RelayServer relay;
+  std::string error;
+  EXPECT_FALSE(relay.open(c, error));
+  EXPECT_EQ(error, "relay: no key: set RelayConfig::key (the broadcast key), or Unauthenticated");
+  c = config();
+  c.max_subscribers = 33;
+  EXPECT_FALSE(relay.open(c, error));
+  EXPECT_EQ(error, "relay: max_subscribers must be 1..32");
+  c = config();
+  c.bind = "10.1.2.3:0";
+  EXPECT_FALSE(relay.open(c, error));
+  EXPECT_EQ(error, "relay: 10.1.2.3:0 is not a loopback address (allow remote addresses explicitly)");
+}
+
+}  // namespace
