@@ -196,6 +196,40 @@ TEST(MatchLoop, FirstDesyncIsNamedAndItsBundlesAreBuilt) {
   EXPECT_EQ(d.note, "no state exchange: its hashes only");
 }
 
+TEST(MatchLoop, ADesyncBundleHoldsBothSidesThroughTheStateExchange) {
+  hidden_counter() = 0;
+  Match m(2);
+  SimConfig config;
+  config.players = 2;
+  build(m, broken_sim(), config, 2, 200);
+  SimNetworkConfig side_config;  // the exchanges' own channel beside the sessions'
+  side_config.conditions.latency_us = 20000;
+  side_config.seed = 11;
+  SimNetwork side(side_config);
+  StateExchange x0(side.endpoint(0)), x1(side.endpoint(1));
+  m.peers[0].loop->attach_state_exchange(x0);
+  m.peers[1].loop->attach_state_exchange(x1);
+  std::uint64_t now = 0;
+  for (int f = 0; f < 4000 && !(m.peers[0].loop->finished() && m.peers[1].loop->finished()); ++f, now += 16667) {
+    m.net.advance_to(now);
+    side.advance_to(now);
+    for (Peer& p : m.peers) ASSERT_TRUE(p.loop->frame(now, *p.host).ok());  // finished peers still serve
+  }
+  ASSERT_TRUE(m.peers[0].loop->finished());
+  ASSERT_TRUE(m.peers[0].session->has_desync());
+  const DesyncBundles d = m.peers[0].loop->desync_bundles("peer0");
+  ASSERT_FALSE(d.bundles.empty());
+  EXPECT_TRUE(d.remote_state);
+  EXPECT_EQ(d.note, "with peer 1's state");
+  const inspect::Bundle& b = d.bundles[0];
+  EXPECT_EQ(b.tick, m.peers[0].session->desync_tick());
+  ASSERT_TRUE(b.sides[0].has_state);
+  ASSERT_TRUE(b.sides[1].has_state);
+  EXPECT_EQ(b.sides[1].state.tick, b.tick);
+  EXPECT_NE(b.sides[0].hash.total, b.sides[1].hash.total);
+  EXPECT_GE(x1.requests_served(), 1u);
+}
+
 TEST(FramePacer, SleepsToTheNextFrameAndDoesNotBurstAfterAStall) {
   FramePacer pacer(100);  // 10 ms frames
   const std::uint64_t t0 = pacer.now_us();
