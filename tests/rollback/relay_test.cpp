@@ -196,6 +196,50 @@ TEST(Relay, WrongKeysAndForgedRequestsGetNothing) {
   EXPECT_EQ(relay.stats().subscribers, 0u);  // forgeries take no slot
 }
 
+// Junk at the relay (random lengths; half of it with a valid-looking header and unauthenticated
+// or truncated bodies): everything is dropped and counted, nothing is served or taken.
+TEST(Relay, JunkDatagramsAreDroppedByTheRelay) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(60, 0, final_hash));
+  host.visible = host.all().size();
+  RelayConfig c = config();
+  c.security = WireSecurity::Unauthenticated;  // the parser is reached without a tag check
+  RelayServer relay;
+  std::string error;
+  ASSERT_TRUE(relay.open(c, error)) << error;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(relay.local_address().substr(relay.local_address().rfind(':') + 1))));
+  std::uint64_t rng = 0x1234567;
+  auto next = [&] { return (rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  constexpr int kJunk = 400;
+  for (int i = 0; i < kJunk; ++i) {
+    unsigned char d[1200];
+    const std::size_t n = 1 + next() % sizeof d;
+    for (std::size_t k = 0; k < n; ++k) d[k] = static_cast<unsigned char>(next());
+    if (i % 2 == 0 && n >= kRelayHeaderBytes) {  // a plausible header: magic, kind, session
+      std::memcpy(d, "LSR1", 4);
+      d[4] = static_cast<unsigned char>(2 + next() % 2);  // DATA or FULL: not for a relay
+      d[5] = d[6] = d[7] = 0;
+      d[8] = 41;
+      d[9] = d[10] = d[11] = 0;
+    }
+    ASSERT_GT(::sendto(fd, d, n, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0);
+    if (i % 50 == 49) {
+      ASSERT_TRUE(relay.poll(host).ok());
+    }
+  }
+  (void)pump({{&relay, &host}}, {}, [&] { return relay.stats().dropped >= kJunk; });
+  ::close(fd);
+  EXPECT_EQ(relay.stats().dropped, static_cast<std::uint64_t>(kJunk));
+  EXPECT_EQ(relay.stats().requests, 0u);
+  EXPECT_EQ(relay.stats().data_sent, 0u);
+  EXPECT_EQ(relay.stats().subscribers, 0u);
+}
+
 TEST(Relay, RefusesToStartWithoutAKeyOrWithTooManySlots) {
   RelayConfig c;
   RelayServer relay;
