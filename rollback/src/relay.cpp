@@ -1,5 +1,6 @@
 #include <lockstep/rollback/relay.h>
 
+#include "session_wire.h"
 #include "udp_socket.h"
 #include "wire_auth.h"
 
@@ -15,6 +16,10 @@ namespace lockstep::rollback {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using session_wire::get_u32;
+using session_wire::get_u64;
+using session_wire::put_u32;
+using session_wire::put_u64;
 
 enum class Kind : std::uint8_t { Request = 1, Data = 2, Full = 3 };
 constexpr std::uint8_t kFlagAuthenticated = 1;
@@ -23,23 +28,6 @@ constexpr std::uint8_t kFlagAuthenticated = 1;
 constexpr std::uint32_t kToRelay = 0xC1;
 constexpr std::uint32_t kToWatcher = 0xC2;
 constexpr std::size_t kMaxDatagram = kRelayHeaderBytes + kRelayChunkBytes + 8 + wire::kTagBytes;
-
-void put32(std::byte* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-void put64(std::byte* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-std::uint32_t get32(const std::byte* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(p[i]) << (8 * i);
-  return v;
-}
-std::uint64_t get64(const std::byte* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 
 struct Message {
   Kind kind = Kind::Request;
@@ -57,14 +45,14 @@ std::size_t encode(const RelayConfig& c, std::uint32_t to, const Message& m, std
   p[4] = static_cast<std::byte>(m.kind);
   p[5] = static_cast<std::byte>(auth ? kFlagAuthenticated : 0);
   p[6] = p[7] = std::byte{0};
-  put32(p + 8, c.session_id);
-  put64(p + 12, m.offset);
-  put32(p + 20, m.kind == Kind::Data ? static_cast<std::uint32_t>(m.body.size()) : m.length);
+  put_u32(p + 8, c.session_id);
+  put_u64(p + 12, m.offset);
+  put_u32(p + 20, m.kind == Kind::Data ? static_cast<std::uint32_t>(m.body.size()) : m.length);
   std::size_t n = kRelayHeaderBytes;
   if (m.kind == Kind::Data) {
     if (!m.body.empty()) std::memcpy(p + n, m.body.data(), m.body.size());
     n += m.body.size();
-    put64(p + n, m.total);
+    put_u64(p + n, m.total);
     n += 8;
   }
   if (auth) {
@@ -82,19 +70,19 @@ bool decode(const RelayConfig& c, std::uint32_t to, std::span<const std::byte> i
   const std::byte* p = in.data();
   if (std::to_integer<std::uint8_t>(p[5]) != (auth ? kFlagAuthenticated : 0) || p[6] != std::byte{0} || p[7] != std::byte{0})
     return false;
-  if (get32(p + 8) != c.session_id) return false;
+  if (get_u32(p + 8) != c.session_id) return false;
   const std::size_t signed_bytes = in.size() - tag;
   if (auth && !wire::verify_tag(c.key, to, in.first(signed_bytes), p + signed_bytes)) return false;
   m.kind = static_cast<Kind>(std::to_integer<std::uint8_t>(p[4]));
-  m.offset = get64(p + 12);
-  m.length = get32(p + 20);
+  m.offset = get_u64(p + 12);
+  m.length = get_u32(p + 20);
   switch (m.kind) {
     case Kind::Request: return signed_bytes == kRelayHeaderBytes && m.length <= kRelayWindowBytes;
     case Kind::Full: return signed_bytes == kRelayHeaderBytes;
     case Kind::Data:
       if (m.length > kRelayChunkBytes || signed_bytes != kRelayHeaderBytes + m.length + 8) return false;
       m.body = in.subspan(kRelayHeaderBytes, m.length);
-      m.total = get64(p + kRelayHeaderBytes + m.length);
+      m.total = get_u64(p + kRelayHeaderBytes + m.length);
       return m.offset <= kRelayMaxBytes && m.total <= kRelayMaxBytes && m.offset + m.length <= m.total;
   }
   return false;

@@ -3,31 +3,21 @@
 
 #include <lockstep/hash/snapshot_file.h>
 
+#include "session_wire.h"
+
 #include <array>
 #include <cstring>
 
 namespace lockstep::rollback {
 
 namespace {
+using session_wire::get_u32;
+using session_wire::get_u64;
+using session_wire::put_u32;
+using session_wire::put_u64;
 constexpr std::uint8_t kRequest = 1, kChunk = 2, kNone = 3;
 constexpr char kMagic[4] = {'L', 'S', 'X', '1'};
 
-void put_u32(std::byte* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-void put_u64(std::byte* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-std::uint32_t get_u32(const std::byte* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(p[i]) << (8 * i);
-  return v;
-}
-std::uint64_t get_u64(const std::byte* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 void header(std::byte* b, std::uint8_t kind, std::uint64_t tick, std::uint32_t id) {
   std::memcpy(b, kMagic, 4);
   b[4] = static_cast<std::byte>(kind);

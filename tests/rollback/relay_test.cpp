@@ -82,6 +82,19 @@ std::vector<std::byte> fetched(RelaySource& s) {
   return out;
 }
 
+// A raw datagram to the relay from a socket nobody knows.
+void send_raw(const RelayServer& relay, const void* bytes, std::size_t size) {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string at = relay.local_address();
+  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(at.substr(at.rfind(':') + 1))));
+  EXPECT_EQ(::sendto(fd, bytes, size, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to), static_cast<ssize_t>(size));
+  ::close(fd);
+}
+
 TEST(Relay, TwoLevelsOfWatchersGetTheGrowingStreamByteForByte) {
   std::uint64_t final_hash = 0;
   GrowingBytes host(recorded_duel(600, 64, final_hash));
@@ -176,19 +189,11 @@ TEST(Relay, WrongKeysAndForgedRequestsGetNothing) {
   RelaySource stranger;
   ASSERT_TRUE(stranger.open(relay.local_address(), config(8), error)) << error;
   // A forged request: the right layout and session, a made-up tag.
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(relay.local_address().substr(relay.local_address().rfind(':') + 1))));
   unsigned char forged[kRelayHeaderBytes + 16] = {'L', 'S', 'R', '1', 1, 1, 0, 0, 41, 0, 0, 0};
   forged[20] = 0;
   forged[21] = 0x80;  // 32 KiB
-  ASSERT_EQ(::sendto(fd, forged, sizeof forged, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to),
-            static_cast<ssize_t>(sizeof forged));
+  send_raw(relay, forged, sizeof forged);
   (void)pump({{&relay, &host}}, {&stranger}, [&] { return relay.stats().dropped >= 2; });
-  ::close(fd);
   EXPECT_EQ(stranger.fetched_bytes(), 0u);
   EXPECT_EQ(relay.stats().requests, 0u);
   EXPECT_EQ(relay.stats().data_sent, 0u);
@@ -207,12 +212,6 @@ TEST(Relay, JunkDatagramsAreDroppedByTheRelay) {
   RelayServer relay;
   std::string error;
   ASSERT_TRUE(relay.open(c, error)) << error;
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(relay.local_address().substr(relay.local_address().rfind(':') + 1))));
   std::uint64_t rng = 0x1234567;
   auto next = [&] { return (rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   constexpr int kJunk = 400;
@@ -227,13 +226,12 @@ TEST(Relay, JunkDatagramsAreDroppedByTheRelay) {
       d[8] = 41;
       d[9] = d[10] = d[11] = 0;
     }
-    ASSERT_GT(::sendto(fd, d, n, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0);
+    send_raw(relay, d, n);
     if (i % 50 == 49) {
       ASSERT_TRUE(relay.poll(host).ok());
     }
   }
   (void)pump({{&relay, &host}}, {}, [&] { return relay.stats().dropped >= kJunk; });
-  ::close(fd);
   EXPECT_EQ(relay.stats().dropped, static_cast<std::uint64_t>(kJunk));
   EXPECT_EQ(relay.stats().requests, 0u);
   EXPECT_EQ(relay.stats().data_sent, 0u);
