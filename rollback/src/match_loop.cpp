@@ -9,6 +9,9 @@ namespace lockstep::rollback {
 
 namespace {
 
+// A player this many ticks behind the furthest other player catches up (MatchLoop::frame).
+constexpr std::uint64_t kCatchUpTicks = 24;
+
 std::string hex16(std::uint64_t v) {
   char b[17];
   std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
@@ -62,6 +65,15 @@ void MatchLoop::frame_as_spectator(Status& st) {
   if (st.ok() && (!advanced || session_.current_tick() >= target)) st = session_.poll();
 }
 
+std::uint64_t MatchLoop::behind_players() const noexcept {
+  std::uint64_t lead = 0;
+  for (std::uint32_t p = 0; p < session_.runner().config().players; ++p) {
+    const std::uint32_t q = session_.config().owner[p];
+    if (q != session_.config().local_peer) lead = std::max(lead, session_.peer_status(q).remote_tick);
+  }
+  return lead > session_.current_tick() ? lead - session_.current_tick() : 0;
+}
+
 void MatchLoop::frame_as_player(MatchHost& host, Status& st) {
   const std::uint64_t end = config_.end_tick;
   for (std::uint32_t p = 0; p < session_.runner().config().players && st.ok(); ++p) {
@@ -101,6 +113,13 @@ Status MatchLoop::frame(std::uint64_t now_us, MatchHost& host) {
     frame_as_spectator(st);
   } else if (session_.running() && feeding && skip_ == 0) {
     frame_as_player(host, st);
+    // Far behind the others (a rejoined peer replaying the ticks since its history ended):
+    // up to catchup_speed ticks per frame until within kCatchUpTicks of them.
+    for (std::uint32_t k = 1; k < config_.catchup_speed && st.ok() && behind_players() > kCatchUpTicks; ++k) {
+      const std::uint64_t before = session_.current_tick();
+      frame_as_player(host, st);
+      if (session_.current_tick() == before) break;  // stalled: wait for inputs
+    }
   } else {
     if (skip_ > 0) {
       --skip_;

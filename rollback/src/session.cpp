@@ -46,7 +46,11 @@ void RecorderSink::on_checkpoint(std::uint64_t tick, const Snapshot& state) noex
 
 Status RollbackSession::Impl::init() {
   if (!runner.status().ok()) return runner.status();
-  if (world.tick() != 0) return {ErrorCode::InvalidArgument, "RollbackSession: the runner must be at tick 0"};
+  if (world.tick() != 0 && !cfg.rejoin)
+    return {ErrorCode::InvalidArgument, "RollbackSession: the runner must be at tick 0 (or the session rejoins)"};
+  if (cfg.rejoin && (cfg.peers != 2 || cfg.sync_roundtrips == 0 || cfg.sync_test_distance != 0))
+    return {ErrorCode::InvalidArgument,
+            "RollbackSession: a rejoining session needs a two-peer match (one survivor) and sync_roundtrips >= 1"};
   input_type = &runner.sim().input_type();
   players = runner.config().players;
   input_size = input_type->size;
@@ -126,15 +130,30 @@ Status RollbackSession::Impl::init() {
       desync_snaps.back().reserve(world);
     }
 
-  // Ticks below the input delay: all-zero inputs for everyone, known from the start.
-  for (std::uint64_t t = 0; t < delay; ++t) {
-    claim(t);
-    known[slot(t)] = all_mask;
-  }
-  for (std::uint32_t p = 0; p < players; ++p) frontier[p] = delay;
-  for (auto& row : acked) row.fill(delay);
-  for (auto& row : seen) row.fill(delay);
   drop_tick.fill(kNoTick);
+  return_tick.fill(kNoTick);
+  const std::uint64_t start_tick = world.tick();  // 0, or a rejoiner's S
+  if (!cfg.rejoin) {
+    // Ticks below the input delay: all-zero inputs for everyone, known from the start.
+    for (std::uint64_t t = 0; t < delay; ++t) {
+      claim(t);
+      known[slot(t)] = all_mask;
+    }
+  } else {
+    // Everything before S is history (the game replayed it). The local players stay absent
+    // until the survivor names the return tick (on_rejoin_accept).
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (is_local(p)) {
+        dropped_mask |= 1u << p;
+        drop_tick[p] = start_tick;
+      }
+  }
+  const std::uint64_t first = cfg.rejoin ? start_tick : delay;
+  for (std::uint32_t p = 0; p < players; ++p) frontier[p] = first;
+  for (auto& row : acked) row.fill(first);
+  for (auto& row : seen) row.fill(first);
+  remote_tick.fill(start_tick);
+  emitted = start_tick;
   if (cfg.sync_roundtrips != 0 && cfg.peers > 1 && cfg.sync_test_distance == 0) {
     for (std::uint32_t q = 0; q < cfg.peers; ++q) link[q].nonce = wire::random_u64();
   } else {
@@ -142,11 +161,11 @@ Status RollbackSession::Impl::init() {
     for (Link& l : link) l.ready = true;
   }
 
-  hash_ring[0] = runner.hash();
-  hash_tick[0] = 0;
-  if (interval != 0) {
-    save_checkpoint(0);
-    make_report(0);
+  hash_ring[start_tick % hash_slots] = runner.hash();
+  hash_tick[start_tick % hash_slots] = start_tick;
+  if (interval != 0 && start_tick % interval == 0) {
+    save_checkpoint(start_tick);
+    make_report(start_tick);
   }
   return Status::Ok();
 }
@@ -303,9 +322,10 @@ std::uint64_t RollbackSession::local_input_tick(std::uint32_t player) const noex
 
 bool RollbackSession::wants_local_input(std::uint32_t player) const noexcept {
   const Impl& m = *impl_;
-  if (!m.status.ok() || !m.is_local(player)) return false;
+  if (!m.status.ok() || !m.is_local(player) || m.absent(player)) return false;
   const std::uint64_t t = m.frontier[player];
-  return t <= m.current() + m.delay && m.can_claim(t);
+  // A rejoining player's input is the default until its return tick (claimed, not given).
+  return t <= m.current() + m.delay && m.can_claim(t) && !m.default_at(player, t);
 }
 
 Status RollbackSession::add_local_input(std::uint32_t player, std::span<const std::byte> in) noexcept {
@@ -314,6 +334,8 @@ Status RollbackSession::add_local_input(std::uint32_t player, std::span<const st
   if (!m.is_local(player)) return {ErrorCode::InvalidArgument, "add_local_input: not a local player"};
   if (in.size() != m.input_size) return {ErrorCode::InvalidArgument, "add_local_input: wrong input size"};
   const std::uint64_t t = m.frontier[player];
+  if (m.absent(player) || m.default_at(player, t))
+    return {ErrorCode::InvalidArgument, "add_local_input: this player rejoins later (its input is the default until then)"};
   if (t > m.current() + m.delay)
     return {ErrorCode::InvalidArgument, "add_local_input: the input for this tick was already added"};
   if (!m.can_claim(t)) return {ErrorCode::CapacityExceeded, "add_local_input: the input ring is full (stalled)"};
@@ -373,7 +395,10 @@ PeerStatus RollbackSession::peer_status(std::uint32_t peer) const noexcept {
   st.remote_tick = m.remote_tick[peer];
   st.last_heard_us = l.last_heard;
   for (std::uint32_t p = 0; p < m.players; ++p)
-    if (m.cfg.owner[p] == peer && m.dropped(p)) st.disconnect_tick = m.drop_tick[p];
+    if (m.cfg.owner[p] == peer && m.dropped(p)) {
+      st.disconnect_tick = m.drop_tick[p];
+      st.rejoin_tick = m.return_tick[p];
+    }
   return st;
 }
 

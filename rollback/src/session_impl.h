@@ -109,6 +109,13 @@ struct RollbackSession::Impl {
     std::uint32_t adv_n = 0;
     std::int32_t advantage = 0;
     std::uint32_t their_gone = 0;  // peers it declared disconnected
+    // Messages of this incarnation numbered below this are from before a rejoin: ignored (an
+    // old "you are disconnected" must not expel the rejoined peer).
+    std::uint64_t min_seq = 0;
+    // Survivor side of a rejoin: the return tick and the rejoiner's start tick we answered
+    // with (a repeated request gets the same answer). kNoTick: none.
+    std::uint64_t rejoin_return = ~std::uint64_t{0};
+    std::uint64_t rejoin_start = 0;
   };
   std::array<Link, kMaxSessionPeers> link{};
   // seen[q][p]: the highest frontier of player p that peer q reported (what it has of p).
@@ -116,6 +123,9 @@ struct RollbackSession::Impl {
   std::uint32_t gone_mask = 0;     // peers declared disconnected
   std::uint32_t dropped_mask = 0;  // players whose disconnect tick is agreed
   std::array<std::uint64_t, kMaxSessionPlayers> drop_tick{};
+  // A dropped player that rejoined plays again from return_tick (kNoTick: still absent): its
+  // input is the default on [drop_tick, return_tick) only.
+  std::array<std::uint64_t, kMaxSessionPlayers> return_tick{};
   bool is_running = false;
   bool expelled = false;
   bool clock_started = false;
@@ -142,6 +152,12 @@ struct RollbackSession::Impl {
   bool is_local(std::uint32_t p) const noexcept { return p < players && ((local_mask >> p) & 1u) != 0; }
   std::uint64_t current() const noexcept { return world.tick(); }
   bool dropped(std::uint32_t p) const noexcept { return ((dropped_mask >> p) & 1u) != 0; }
+  // Dropped and not (yet) back: no inputs of it are taken or waited for.
+  bool absent(std::uint32_t p) const noexcept { return dropped(p) && return_tick[p] == kNoTick; }
+  // Tick t of player p uses the default input (all zero bytes), known to every peer.
+  bool default_at(std::uint32_t p, std::uint64_t t) const noexcept {
+    return dropped(p) && t >= drop_tick[p] && t < return_tick[p];
+  }
   bool live(std::uint32_t q) const noexcept { return q != cfg.local_peer && !link[q].gone; }
   // Time sync only paces us against peers that play: a spectator may run as far behind as
   // it likes, nobody waits for it.
@@ -153,18 +169,18 @@ struct RollbackSession::Impl {
   // A player whose owner is gone but whose disconnect tick is not agreed yet: its inputs are
   // relayed between the remaining peers until they all hold the same ones.
   bool relaying(std::uint32_t p) const noexcept {
-    return !dropped(p) && !is_local(p) && ((gone_mask >> cfg.owner[p]) & 1u) != 0;
+    return !absent(p) && !is_local(p) && ((gone_mask >> cfg.owner[p]) & 1u) != 0;
   }
   // A dropped player's inputs are known (the default) for every tick from its drop tick on.
   std::uint64_t min_frontier() const noexcept {
     std::uint64_t c = kNoTick;
     for (std::uint32_t p = 0; p < players; ++p)
-      if (!dropped(p)) c = std::min(c, frontier[p]);
+      if (!absent(p)) c = std::min(c, frontier[p]);
     return c;
   }
   // The frontier of `p` as reported to other peers.
   std::uint64_t reported_frontier(std::uint32_t p) const noexcept {
-    return dropped(p) ? std::min(frontier[p], drop_tick[p]) : frontier[p];
+    return absent(p) ? std::min(frontier[p], drop_tick[p]) : frontier[p];
   }
   // Oldest input some connected peer may still need from us: its acknowledgement of our
   // players, and what it reported of the other players.
@@ -175,7 +191,7 @@ struct RollbackSession::Impl {
       for (std::uint32_t p = 0; p < players; ++p) {
         if (is_local(p)) {
           m = std::min(m, acked[q][p]);
-        } else if (!dropped(p)) {
+        } else if (!absent(p)) {
           // Kept until every connected peer has them too: if p's owner disconnects, the
           // others relay them (see check_agreement).
           m = std::min(m, std::min(seen[q][p], frontier[p]));
@@ -201,7 +217,7 @@ struct RollbackSession::Impl {
     std::memset(used.data() + std::size_t{s} * frame_bytes, 0, frame_bytes);
     if (dropped_mask == 0) return;
     for (std::uint32_t p = 0; p < players; ++p) {
-      if (!dropped(p) || t < drop_tick[p]) continue;
+      if (!default_at(p, t)) continue;
       known[s] |= 1u << p;  // the default input: all zero bytes, already in place
       advance_frontier(p);
     }
@@ -261,7 +277,9 @@ struct RollbackSession::Impl {
   void write_header(std::uint8_t type, std::uint32_t dest) noexcept;
   // Appends the trailer (sequence number, MAC) to the `size` bytes built in msg and sends.
   void transmit(std::uint32_t peer, std::uint32_t size) noexcept;
-  void send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round) noexcept;
+  void send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round,
+                 std::uint64_t reason = 0) noexcept;
+  void send_rejoin_accept(std::uint32_t peer, std::uint64_t nonce) noexcept;
   void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept;
   void send_report(std::uint32_t peer, std::uint32_t m) noexcept;
   // Every report still to be sent, oldest tick first.
@@ -291,6 +309,14 @@ struct RollbackSession::Impl {
   bool solicited(std::uint32_t from, std::uint64_t nonce) noexcept;
 
   void on_sync(std::uint32_t from, std::uint8_t type, const std::byte* b, std::uint32_t size) noexcept;
+
+  // ---- rejoin (docs/rollback.md, "Rejoin") ---------------------------------------------------
+  // Survivor: a restarted process of peer `from` (incarnation `incarnation`, history up to
+  // `history_end`) asks to play again. Accepts (REJOIN_ACCEPT) or refuses with a reason.
+  void on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end, std::uint64_t nonce) noexcept;
+  // Rejoiner: the survivor's answer; `seq` is its sequence number (older messages are ignored).
+  void on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept;
+  void push_rejoined(std::uint32_t peer, std::uint64_t tick) noexcept;
 
   void on_hash(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept;
 

@@ -34,6 +34,7 @@ void RollbackSession::Impl::check_agreement() noexcept {
 
 void RollbackSession::Impl::drop_player(std::uint32_t p, std::uint64_t d) noexcept {
   drop_tick[p] = d;
+  return_tick[p] = kNoTick;  // a rejoined player can be dropped again
   dropped_mask |= 1u << p;
   // Inputs of p already held at or after d (out of order) give way to the default too.
   for (std::uint32_t s = 0; s < ring_ticks; ++s) {
@@ -74,7 +75,14 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
   Link& l = link[from];
   const std::uint64_t nonce = get_u64(b);
   if (type == kMsgSyncRequest) {
-    send_sync(from, kMsgSyncReply, nonce, 0);
+    // A rejoiner that missed our acceptance asks again: the same answer.
+    if ((get_u32(b + 12) & kSyncFlagRejoin) != 0 && l.rejoin_return != kNoTick) {
+      send_rejoin_accept(from, nonce);
+    } else {
+      send_sync(from, kMsgSyncReply, nonce, 0);
+    }
+  } else if (type == kMsgRejoinAccept) {
+    on_rejoin_accept(from, b, get_u64(b + size));
   } else if (type == kMsgSyncReply) {
     (void)size;
     if (l.ready || nonce != l.nonce) return;  // late, duplicated or from an older round
@@ -99,10 +107,115 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
     }
   } else {  // kMsgSyncReject
     if (!solicited(from, nonce)) return;
+    const std::uint64_t reason = get_u64(b + 8);
+    if (cfg.rejoin && reason == kRejectNotDropped) {
+      l.nonce = wire::random_u64();  // the survivor has not dropped us yet: ask again
+      return;
+    }
     (void)fail({ErrorCode::Mismatch,
-          "RollbackSession: a peer rejected the handshake: it already runs this match with an earlier run of this "
-          "peer (a restarted process cannot rejoin)"});
+                !cfg.rejoin ? "RollbackSession: a peer rejected the handshake: it already runs this match with an "
+                              "earlier run of this peer (restart with SessionConfig::rejoin to take the player back)"
+                : reason == kRejectHistoryTooOld
+                    ? "RollbackSession: the survivor refused the rejoin: it no longer keeps the inputs right after "
+                      "this peer's history (fetch its recording again and retry)"
+                : reason == kRejectUnsupported
+                    ? "RollbackSession: the survivor refused the rejoin: rejoining needs exactly one surviving peer"
+                    : "RollbackSession: the survivor refused the rejoin"});
   }
+}
+
+void RollbackSession::Impl::push_rejoined(std::uint32_t peer, std::uint64_t tick) noexcept {
+  for (std::uint32_t p = 0; p < players; ++p) {
+    if (cfg.owner[p] != peer) continue;
+    SessionEvent e;
+    e.kind = SessionEventKind::Rejoined;
+    e.peer = peer;
+    e.player = p;
+    e.tick = tick;
+    push_event(e);
+  }
+}
+
+void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end,
+                                              std::uint64_t nonce) noexcept {
+  Link& l = link[from];
+  auto refuse = [&](std::uint64_t reason) {
+    send_sync(from, kMsgSyncReject, nonce, 0, reason);
+    ++stats.sync_rejections_sent;
+  };
+  if (l.rejoin_return != kNoTick && l.incarnation == incarnation) {
+    send_rejoin_accept(from, nonce);
+    return;
+  }
+  // Only once every player of `from` is dropped (the agreed tick exists), and only while the
+  // match runs: before that the restart is answered "ask again".
+  bool all_dropped = is_running && l.gone;
+  for (std::uint32_t p = 0; p < players; ++p)
+    if (cfg.owner[p] == from) all_dropped = all_dropped && absent(p);
+  if (!all_dropped) return refuse(kRejectNotDropped);
+  for (std::uint32_t q = 0; q < cfg.peers; ++q)
+    if (q != from && live(q)) return refuse(kRejectUnsupported);
+  // The rejoiner's history must reach the drop tick (later ticks of its players are the
+  // default) and must not go past what we confirmed; from `start` on we must still hold every
+  // input of ours it needs.
+  std::uint64_t ours = 0;
+  for (std::uint32_t p = 0; p < players; ++p) {
+    if (cfg.owner[p] == from && history_end < drop_tick[p]) return refuse(kRejectHistoryTooOld);
+    if (is_local(p)) ours = std::max(ours, frontier[p]);
+  }
+  if (history_end > emitted) return refuse(kRejectHistoryTooOld);
+  for (std::uint64_t t = history_end; t < ours; ++t)
+    if (!has(t)) return refuse(kRejectHistoryTooOld);
+  // The return tick: past every tick we claimed (our local inputs reach `ours`), so nothing we
+  // simulated or confirmed took the default for a tick from R on; plus the input delay, so the
+  // rejoiner's first input can still arrive in time.
+  const std::uint64_t r = std::max(ours, current()) + delay + 2;
+  l.incarnation = incarnation;
+  l.incarnation_known = true;
+  l.window.reset();
+  l.min_seq = 0;
+  l.ready = true;
+  l.gone = false;
+  l.interrupted = false;
+  l.last_heard = now;
+  l.echo_valid = false;
+  l.rtt = 0;
+  l.adv_sum = 0;
+  l.adv_n = 0;
+  l.advantage = 0;
+  l.their_gone = 0;
+  l.rejoin_return = r;
+  l.rejoin_start = history_end;
+  gone_mask &= ~(1u << from);
+  remote_tick[from] = history_end;
+  seen_reports[from].reset();
+  for (std::uint32_t p = 0; p < players; ++p) {
+    acked[from][p] = history_end;
+    seen[from][p] = history_end;
+    if (cfg.owner[p] == from) return_tick[p] = r;
+  }
+  push_rejoined(from, r);
+  send_rejoin_accept(from, nonce);
+}
+
+void RollbackSession::Impl::on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept {
+  Link& l = link[from];
+  const std::uint64_t nonce = get_u64(b), r = get_u64(b + 8), history_end = get_u64(b + 16);
+  if (!cfg.rejoin || is_running || l.ready || nonce != l.nonce || history_end != emitted || r < history_end) {
+    ++stats.unsolicited_sync;
+    return;
+  }
+  l.min_seq = std::max(l.min_seq, seq);
+  for (std::uint32_t p = 0; p < players; ++p) {
+    if (!is_local(p)) continue;
+    return_tick[p] = r;  // the default until r (drop_tick = history_end), then our inputs again
+    acked[from][p] = r;
+  }
+  l.ready = true;
+  push_peer_event(SessionEventKind::Synchronized, from);
+  is_running = true;
+  push_peer_event(SessionEventKind::Running, cfg.local_peer);
+  push_rejoined(cfg.local_peer, r);
 }
 
 void RollbackSession::Impl::check_peers() noexcept {

@@ -43,8 +43,9 @@ void RollbackSession::Impl::receive() noexcept {
     if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from ||
         std::to_integer<std::uint32_t>(msg[3]) != players ||
         get_u32(&msg[4]) != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
-        type < kMsgInput || type > kMsgSyncReject || (flags & ~kFlagAuthenticated) != 0 ||
-        (type >= kMsgSyncRequest && body_end - kHeaderBytes != kSyncBodyBytes)) {
+        type < kMsgInput || type > kMsgRejoinAccept || (flags & ~kFlagAuthenticated) != 0 ||
+        (type >= kMsgSyncRequest && type <= kMsgSyncReject && body_end - kHeaderBytes != kSyncBodyBytes) ||
+        (type == kMsgRejoinAccept && body_end - kHeaderBytes != kRejoinBodyBytes)) {
       ++stats.malformed;
       continue;
     }
@@ -58,12 +59,16 @@ void RollbackSession::Impl::receive() noexcept {
         l.incarnation_known = true;
         l.incarnation = incarnation;
         l.window.reset();
-      } else if (type == kMsgSyncReply && !l.ready && get_u64(body) == l.nonce) {
+      } else if ((type == kMsgSyncReply || (type == kMsgRejoinAccept && cfg.rejoin)) && !l.ready &&
+                 get_u64(body) == l.nonce) {
         // Learnt from the answer to our own fresh nonce: the sender received what we sent
         // to that peer's address, which an off-path stranger cannot.
         l.incarnation_known = true;
         l.incarnation = incarnation;
         l.window.reset();
+        // A rejoiner ignores what the survivor sent before taking it back (e.g. the header
+        // bit that says it is disconnected).
+        if (type == kMsgRejoinAccept) l.min_seq = get_u64(&msg[body_end]);
       } else if (type == kMsgSyncRequest) {
         send_sync(from, kMsgSyncReply, get_u64(body), 0);  // stateless echo; pins nothing
         continue;
@@ -75,14 +80,23 @@ void RollbackSession::Impl::receive() noexcept {
         continue;
       }
     } else if (incarnation != l.incarnation) {
+      if (type == kMsgSyncRequest && (get_u32(body + 12) & kSyncFlagRejoin) != 0) {
+        // A restarted process asks to play again (authenticated above, like everything).
+        on_rejoin_request(from, incarnation, get_u64(&msg[8]), get_u64(body));
+        continue;
+      }
       ++stats.stale;  // an earlier or a restarted run of that peer (or a stranger's guess)
       if (type == kMsgSyncRequest) {
         // Echoes the request's nonce: only the process that sent it acts on the rejection.
-        send_sync(from, kMsgSyncReject, get_u64(body), 0);
+        send_sync(from, kMsgSyncReject, get_u64(body), 0, kRejectRestarted);
         ++stats.sync_rejections_sent;
       } else if (type == kMsgSyncReject) {
         on_sync(from, type, body, body_size);
       }
+      continue;
+    }
+    if (get_u64(&msg[body_end]) < l.min_seq) {
+      ++stats.stale;  // sent before a rejoin took this peer back
       continue;
     }
     // The replay window (per peer incarnation): a message seen before changes nothing.

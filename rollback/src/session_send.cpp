@@ -46,12 +46,26 @@ void RollbackSession::Impl::transmit(std::uint32_t peer, std::uint32_t size) noe
   }
 }
 
-void RollbackSession::Impl::send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round) noexcept {
+void RollbackSession::Impl::send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round,
+                                      std::uint64_t reason) noexcept {
   write_header(type, peer);
   put_u64(&msg[kHeaderBytes], nonce);
-  put_u32(&msg[kHeaderBytes + 8], round);
-  put_u32(&msg[kHeaderBytes + 12], 0);
+  if (type == kMsgSyncRequest) {
+    put_u32(&msg[kHeaderBytes + 8], round);
+    put_u32(&msg[kHeaderBytes + 12], cfg.rejoin ? kSyncFlagRejoin : 0u);
+  } else {
+    put_u64(&msg[kHeaderBytes + 8], reason);  // SYNC_REJECT's reason; 0 in a SYNC_REPLY
+  }
   transmit(peer, kHeaderBytes + kSyncBodyBytes);
+}
+
+void RollbackSession::Impl::send_rejoin_accept(std::uint32_t peer, std::uint64_t nonce) noexcept {
+  write_header(kMsgRejoinAccept, peer);
+  put_u64(&msg[kHeaderBytes], nonce);
+  put_u64(&msg[kHeaderBytes + 8], link[peer].rejoin_return);
+  put_u64(&msg[kHeaderBytes + 16], link[peer].rejoin_start);
+  put_u64(&msg[kHeaderBytes + 24], 0);
+  transmit(peer, kHeaderBytes + kRejoinBodyBytes);
 }
 
 void RollbackSession::Impl::send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept {
@@ -147,7 +161,7 @@ void RollbackSession::Impl::on_input(std::uint32_t from, const std::byte* b, std
     seen[from][p] = std::max(seen[from][p], f);
     if (is_local(p)) acked[from][p] = std::max(acked[from][p], std::min(f, frontier[p]));
   }
-  if (player == kAckOnly || dropped(player)) return;
+  if (player == kAckOnly || absent(player)) return;
   const std::byte* in = b + head;
   for (std::uint32_t i = 0; i < count; ++i, in += input_size) {
     const std::uint64_t t = first + i;

@@ -11,7 +11,7 @@ namespace lockstep::rollback::session_wire {
 
 // ---- Messages ---------------------------------------------------------------------------
 // All integers little-endian. Common header (40 bytes):
-//   u8 type · u8 version (3) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u8 type · u8 version (4) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
 //   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
 //   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
 //   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
@@ -29,14 +29,26 @@ namespace lockstep::rollback::session_wire {
 // type 3, SYNC_REQUEST: u64 nonce (fresh, from the OS CSPRNG) · u32 round · u32 0;
 // type 4, SYNC_REPLY: u64 nonce (echoed) · u64 0;
 // type 5, SYNC_REJECT (the sender runs the match with another incarnation of the receiver):
-//   u64 nonce (echoed from the rejected request) · u64 0. Replies and rejections are honoured
-//   only by a synchronizing peer whose outstanding nonce they echo.
+//   u64 nonce (echoed from the rejected request) · u64 reason (kReject*). Replies and
+//   rejections are honoured only by a synchronizing peer whose outstanding nonce they echo.
+// type 6, REJOIN_ACCEPT (the survivor takes a restarted peer's players back):
+//   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u64 0.
+// A SYNC_REQUEST's last u32 is flags: bit 0 = rejoin (the header's tick is the rejoiner's S).
+// Version 3 had no REJOIN_ACCEPT, no flags and no reason.
 constexpr std::uint8_t kMsgInput = 1;
 constexpr std::uint8_t kMsgHash = 2;
 constexpr std::uint8_t kMsgSyncRequest = 3;
 constexpr std::uint8_t kMsgSyncReply = 4;
 constexpr std::uint8_t kMsgSyncReject = 5;
-constexpr std::uint8_t kWireVersion = 3;
+constexpr std::uint8_t kMsgRejoinAccept = 6;
+constexpr std::uint8_t kWireVersion = 4;
+constexpr std::uint32_t kSyncFlagRejoin = 1;
+constexpr std::uint32_t kRejoinBodyBytes = 32;
+// SYNC_REJECT reasons.
+constexpr std::uint64_t kRejectRestarted = 0;      // a restarted process that did not ask to rejoin
+constexpr std::uint64_t kRejectHistoryTooOld = 1;  // the rejoiner's history ends where the survivor keeps no inputs
+constexpr std::uint64_t kRejectNotDropped = 2;     // the survivor has not dropped the player yet: ask again
+constexpr std::uint64_t kRejectUnsupported = 3;    // more than one survivor (not supported yet)
 constexpr std::uint32_t kHeaderBytes = 40;
 constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
 constexpr std::uint32_t kSyncBodyBytes = 16;

@@ -87,11 +87,11 @@ void put_u64(Bytes& m, std::size_t at, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) m[at + i] = static_cast<std::byte>(v >> (8 * i));
 }
 
-// A v3 session message as a stranger writes it (rollback/src/session.cpp, "Messages").
+// A v4 session message as a stranger writes it (rollback/src/session_wire.h).
 Bytes stranger_sync(std::uint8_t type, std::uint32_t session, std::uint32_t incarnation) {
   Bytes m(40 + 16 + 24, std::byte{0});
   m[0] = std::byte{type};
-  m[1] = std::byte{3};
+  m[1] = std::byte{4};  // wire version
   m[2] = std::byte{1};
   m[3] = std::byte{2};
   put_u32(m, 4, session);

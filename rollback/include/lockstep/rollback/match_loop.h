@@ -53,7 +53,8 @@ struct MatchLoopConfig {
   std::uint64_t linger_us = 300000;
   // A spectator (a peer without players; SessionConfig::max_prediction 0) follows the players
   // this many ticks behind the furthest of them, and simulates `catchup_speed` ticks per frame
-  // while it is more than 2·catchup_speed ticks behind that target.
+  // while it is more than 2·catchup_speed ticks behind that target. A player more than 24
+  // ticks behind the others (a rejoined peer) also simulates up to `catchup_speed` per frame.
   bool spectator = false;
   std::uint32_t spectator_delay_ticks = 0;
   std::uint32_t catchup_speed = 4;
@@ -108,6 +109,7 @@ class MatchLoop {
 
  private:
   void frame_as_player(MatchHost& host, Status& st);
+  std::uint64_t behind_players() const noexcept;  // ticks behind the furthest other player
   void frame_as_spectator(Status& st);
   void take_events(MatchHost& host);
 

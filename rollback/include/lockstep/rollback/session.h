@@ -106,6 +106,13 @@ struct SessionConfig {
   // the restarted side, never a silent desync — and a stranger cannot cause that error for a
   // peer that did not ask. 0 is allowed but weak.
   std::uint32_t incarnation = 0;
+  // Rejoin (docs/rollback.md, "Rejoin"): this process is a restart of peer local_peer of a
+  // running two-peer match whose player was dropped. The runner is at tick S: the game replayed
+  // the confirmed history 0..S from the survivor's recording (and checked its hashes). The
+  // handshake asks the survivor to take the player back; it answers with the return tick R
+  // (the player's input is the default until R on both sides) or refuses with a clear error.
+  // Needs sync_roundtrips >= 1 and peers == 2.
+  bool rejoin = false;
   std::uint64_t sync_timeout_us = 0;             // handshake not done by then: status error (0: never)
   std::uint64_t disconnect_notify_start_us = 0;  // silence before NetworkInterrupted (0: never)
   std::uint64_t disconnect_timeout_us = 0;       // silence before Disconnected (0: never)
@@ -136,6 +143,7 @@ enum class SessionEventKind : std::uint8_t {
   Disconnected = 9,        // `peer` timed out (or another peer said so): its players will be dropped
   DisconnectAgreed = 10,   // `player` of `peer` uses the default input from `tick` on, on every peer
   WaitRecommendation = 11, // this peer runs `frames` ahead of `peer`: skip that many frames
+  Rejoined = 12,           // `player` of `peer` (a restarted process) plays again from `tick`, on both peers
 };
 enum class StallReason : std::uint8_t {
   None = 0,
@@ -201,6 +209,7 @@ struct PeerStatus {
   std::uint64_t remote_tick = 0;      // highest tick that peer reported
   std::uint64_t last_heard_us = 0;
   std::uint64_t disconnect_tick = ~std::uint64_t{0};  // agreed tick its players were dropped from
+  std::uint64_t rejoin_tick = ~std::uint64_t{0};      // tick its players play again from (Rejoined)
 };
 
 // One kept desync (RollbackSession::desync_record).
