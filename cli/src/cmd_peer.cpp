@@ -13,6 +13,7 @@
 #include <lockstep/rollback/lossy_transport.h>
 #include <lockstep/rollback/match_loop.h>
 #include <lockstep/rollback/relay.h>
+#include <lockstep/replay/resume.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/state_exchange.h>
 #include <lockstep/rollback/udp_transport.h>
@@ -70,6 +71,9 @@ struct PeerArgs {
   // watchers (`spectate --host`) from a socket of its own.
   std::string relay;
   std::uint32_t relay_slots = rollback::kRelayMaxSubscribers;
+  // Rejoin (docs/rollback.md, "Rejoin"): this process restarts a peer that crashed; it fetches
+  // the confirmed history from the survivor's relay at this address and asks to play again.
+  std::string rejoin;
   double relay_linger_s = 10;
   bool status = false;
   bool json = false;
@@ -108,6 +112,7 @@ struct PeerRun {
   std::string key_source = "none";
   std::unique_ptr<rollback::RelayServer> relay;           // --relay
   std::unique_ptr<replay::GrowingFileSource> recording;  // what the relay serves
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();  // the process's start
 };
 
 int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
@@ -286,11 +291,38 @@ void finish_relay(const PeerArgs& a, PeerRun& r) {
   }
 }
 
+// --rejoin: the survivor's confirmed history, fetched from its relay, replayed (every hash
+// checked) into `runner` and, with --record, into our own recording.
+int replay_history(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc, replay::Runner& runner,
+                   replay::ReplayRecorder& recorder) {
+  rollback::RelayConfig rc;
+  rc.loopback_only = !a.allow_remote;
+  if (a.allow_remote) rc.bind = "0.0.0.0:0";
+  rc.session_id = a.session_id;
+  rc.security = sc.security;
+  rc.key = sc.match_key;
+  rollback::RelaySource source;
+  std::string error;
+  if (!source.open(a.rejoin, rc, error)) return fail(a, "--rejoin " + a.rejoin + ": " + error);
+  replay::Replay history;
+  replay::ReplayStatus st =
+      rollback::fetch_recording(source, static_cast<std::uint32_t>(a.sync_timeout_s * 1000), history);
+  if (st.ok() && (history.header.sim_name != r.sim->name() || !(history.header.config == r.config)))
+    return fail(a, "--rejoin " + a.rejoin + ": the survivor records another match (sim " + history.header.sim_name +
+                       "); give the same --sim, --players, --units and --seed as before the restart");
+  if (st.ok() && !a.record.empty()) st = recorder.open(a.record, history.header);
+  if (st.ok()) st = replay::resume_from_recording(runner, history, a.record.empty() ? nullptr : &recorder);
+  if (!st.ok()) return report_error(a.json, kExitBadInput, "--rejoin " + a.rejoin + ": " + st.message, &st);
+  std::fprintf(stderr, "lockstep peer %u: replayed the survivor's confirmed history to tick %llu; asking to rejoin\n", a.id,
+               static_cast<unsigned long long>(runner.world().tick()));
+  return kExitOk;
+}
+
 // Bots play the local players; the session's events are reported on stderr.
 class BotHost final : public rollback::MatchHost {
  public:
   BotHost(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const Clock::time_point& t0)
-      : a_(a), session_(session), t0_(t0), bots_(r.config.players) {
+      : a_(a), session_(session), t0_(t0), started_(r.started), bots_(r.config.players) {
     const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
     for (std::uint32_t p = 0; p < r.config.players; ++p)
       if (session.is_local(p)) bots_[p] = r.sim->make_bot(r.config, bot_seed, p);
@@ -298,6 +330,8 @@ class BotHost final : public rollback::MatchHost {
   void local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) override {
     if (bots_[player] != nullptr) bots_[player]->generate(tick, session_.runner().world(), out);
   }
+  std::uint64_t rejoined_at = ~std::uint64_t{0};
+  double rejoined_after_s = -1;  // seconds from the process's start to the Rejoined event
   void on_event(const rollback::SessionEvent& e) override {
     const unsigned id = a_.id;
     const auto tick = static_cast<unsigned long long>(e.tick);
@@ -316,6 +350,14 @@ class BotHost final : public rollback::MatchHost {
       case rollback::SessionEventKind::NetworkResumed:
         std::fprintf(stderr, "lockstep peer %u: NetworkResumed: peer %u\n", id, e.peer);
         break;
+      case rollback::SessionEventKind::Rejoined:
+        if (e.peer == a_.id) {
+          rejoined_at = e.tick;
+          rejoined_after_s = std::chrono::duration<double>(Clock::now() - started_).count();
+        }
+        std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) plays again from tick %llu (rejoined)\n", id, e.player,
+                     e.peer, tick);
+        break;
       case rollback::SessionEventKind::Running:
         std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", id,
                      std::chrono::duration<double>(Clock::now() - t0_).count());
@@ -328,6 +370,7 @@ class BotHost final : public rollback::MatchHost {
   const PeerArgs& a_;
   rollback::RollbackSession& session_;
   const Clock::time_point& t0_;
+  Clock::time_point started_;
   std::vector<std::unique_ptr<replay::Bot>> bots_;
 };
 
@@ -384,6 +427,8 @@ int write_bundles(const PeerArgs& a, rollback::MatchLoop& loop, std::string& pat
 
 struct PeerOutcome {
   int exit_code = kExitOk;
+  std::uint64_t rejoin_tick = ~std::uint64_t{0};  // this process rejoined: its player's return tick
+  double rejoined_after_s = -1;
   std::string failure, recorded, bundle_path;
   bool bundle_remote_state = false;
   bool finished = false;
@@ -422,8 +467,13 @@ void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession
       .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
       .field("lossy_lost", wrapped.stats().lost);
   for (std::uint32_t q = 0; q < r.peers; ++q)
-    if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0})
+    if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0}) {
       j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
+      if (session.peer_status(q).rejoin_tick != ~std::uint64_t{0})
+        j.field("rejoin_tick_peer" + std::to_string(q), session.peer_status(q).rejoin_tick);
+    }
+  if (o.rejoin_tick != ~std::uint64_t{0})
+    j.field("rejoin_tick", o.rejoin_tick).field("rejoined_after_ms", static_cast<std::uint64_t>(o.rejoined_after_s * 1000));
   if (!o.recorded.empty()) j.field("record", o.recorded);
   if (!o.bundle_path.empty()) j.field("bundle", o.bundle_path).field("bundle_remote_state", o.bundle_remote_state);
   if (ex != nullptr) j.field("states_served", ex->requests_served());
@@ -445,6 +495,14 @@ void play(const PeerArgs& a, PeerRun& r, rollback::RollbackSession& session, rol
   const Clock::time_point t0 = Clock::now();
   BotHost host(a, r, session, t0);
   StatusLine status;
+  struct KeepRejoinTick {  // whichever way the loop ends
+    PeerOutcome& o;
+    const BotHost& host;
+    ~KeepRejoinTick() {
+      o.rejoin_tick = host.rejoined_at;
+      o.rejoined_after_s = host.rejoined_after_s;
+    }
+  } keep{o, host};
   for (;;) {
     const std::uint64_t now_us = pacer.now_us();
     if (static_cast<double>(now_us) > a.max_seconds * 1e6) {
@@ -492,20 +550,26 @@ int peer_cmd(const PeerArgs& given) {
 
   rollback::SessionConfig sc;
   if (int rc = session_config(a, r, sc); rc != kExitOk) return rc;
+  replay::ReplayRecorder recorder;
+  if (!a.rejoin.empty()) {
+    if (int rc = replay_history(a, r, sc, runner, recorder); rc != kExitOk) return rc;
+    sc.rejoin = true;
+  }
   rollback::RollbackSession session(runner, sc, &transport);
   if (!session.status().ok()) return fail(a, std::string("cannot start the session: ") + session.status().message());
 
-  replay::ReplayRecorder recorder;
   std::unique_ptr<rollback::RecorderSink> sink;
   if (!a.record.empty()) {
-    const replay::ReplayHeader header = replay::make_header(
-        *r.sim, r.config, runner.world().storage(),
-        replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
-            (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
-        replay::kDefaultBlockTicks, a.checkpoint_every);
-    replay::ReplayStatus st = recorder.open(a.record, header);
-    if (st.ok()) st = recorder.initial(runner.hash());
-    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+    if (a.rejoin.empty()) {  // a rejoiner's recording already holds the history
+      const replay::ReplayHeader header = replay::make_header(
+          *r.sim, r.config, runner.world().storage(),
+          replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
+              (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
+          replay::kDefaultBlockTicks, a.checkpoint_every);
+      replay::ReplayStatus st = recorder.open(a.record, header);
+      if (st.ok()) st = recorder.initial(runner.hash());
+      if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+    }
     sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
     session.set_confirmed_sink(sink.get());
   }
@@ -611,6 +675,9 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
   app->add_option("--relay", a->relay,
                   "Host-fed spectators: serve the recording (--record) to watchers ('spectate --host ADDR') from "
                   "this HOST:PORT (port 0: any); players send them nothing");
+  app->add_option("--rejoin", a->rejoin,
+                  "Restart a crashed peer: fetch the confirmed history from the survivor's --relay HOST:PORT, replay it "
+                  "(every hash checked) and ask to play again (two-peer matches; docs/rollback.md, \"Rejoin\")");
   app->add_option("--relay-slots", a->relay_slots, "With --relay: watchers served at once")
       ->capture_default_str()->check(CLI::Range(1u, rollback::kRelayMaxSubscribers));
   app->add_option("--relay-linger-s", a->relay_linger_s,

@@ -240,8 +240,11 @@ replay::ReplayStatus RelayServer::poll(replay::ByteSource& source) {
 const RelayStats& RelayServer::stats() const noexcept { return state_->stats; }
 
 bool RelayServer::subscribers_have_everything() const noexcept {
+  // Only watchers still asking count: one that fetched what it needed and went quiet (a
+  // rejoining peer takes the history once) is not waited for.
+  const Clock::time_point active = Clock::now() - std::chrono::seconds(1);
   for (const State::Subscriber& sub : state_->subscribers)
-    if (sub.asked_from < state_->bytes.size()) return false;
+    if (sub.last_seen > active && sub.asked_from < state_->bytes.size()) return false;
   return true;
 }
 
@@ -368,6 +371,28 @@ replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte
 }
 
 std::string RelaySource::describe() const { return "relay " + state_->relay_text; }
+bool RelaySource::caught_up() const noexcept {
+  return state_->first_total != ~std::uint64_t{0} && state_->bytes.size() >= state_->first_total;
+}
+
+replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_ms, replay::Replay& out) {
+  replay::ReplayStreamDecoder decoder(source.describe());
+  std::vector<std::byte> buf(65536);
+  const auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!source.caught_up() || decoder.bytes_received() < source.fetched_bytes() || !decoder.has_header()) {
+    std::size_t got = 0;
+    replay::ReplayStatus st = source.read(decoder.bytes_received(), buf, got);
+    if (st.ok() && got != 0) st = decoder.feed(std::span<const std::byte>(buf.data(), got));
+    if (!st.ok()) return st;
+    if (got == 0 && Clock::now() > until)
+      return source_error(source.describe(), decoder.bytes_received(),
+                          source.caught_up() ? "no recording header arrived within the timeout"
+                                             : "the recording did not arrive within the timeout");
+    if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  out = decoder.replay();
+  return replay::ReplayStatus::Ok();
+}
 std::uint64_t RelaySource::fetched_bytes() const noexcept { return state_->bytes.size(); }
 const RelaySourceStats& RelaySource::stats() const noexcept { return state_->stats; }
 

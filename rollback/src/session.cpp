@@ -322,10 +322,11 @@ std::uint64_t RollbackSession::local_input_tick(std::uint32_t player) const noex
 
 bool RollbackSession::wants_local_input(std::uint32_t player) const noexcept {
   const Impl& m = *impl_;
-  if (!m.status.ok() || !m.is_local(player) || m.absent(player)) return false;
+  if (!m.status.ok() || !m.is_local(player)) return false;
   const std::uint64_t t = m.frontier[player];
-  // A rejoining player's input is the default until its return tick (claimed, not given).
-  return t <= m.current() + m.delay && m.can_claim(t) && !m.default_at(player, t);
+  // A rejoining player's inputs before its return tick come from the survivor or are the
+  // default (known without being given).
+  return t <= m.current() + m.delay && m.can_claim(t) && !m.not_ours_yet(player, t);
 }
 
 Status RollbackSession::add_local_input(std::uint32_t player, std::span<const std::byte> in) noexcept {
@@ -334,8 +335,8 @@ Status RollbackSession::add_local_input(std::uint32_t player, std::span<const st
   if (!m.is_local(player)) return {ErrorCode::InvalidArgument, "add_local_input: not a local player"};
   if (in.size() != m.input_size) return {ErrorCode::InvalidArgument, "add_local_input: wrong input size"};
   const std::uint64_t t = m.frontier[player];
-  if (m.absent(player) || m.default_at(player, t))
-    return {ErrorCode::InvalidArgument, "add_local_input: this player rejoins later (its input is the default until then)"};
+  if (m.not_ours_yet(player, t))
+    return {ErrorCode::InvalidArgument, "add_local_input: this player rejoins later (its inputs until then are known)"};
   if (t > m.current() + m.delay)
     return {ErrorCode::InvalidArgument, "add_local_input: the input for this tick was already added"};
   if (!m.can_claim(t)) return {ErrorCode::CapacityExceeded, "add_local_input: the input ring is full (stalled)"};

@@ -116,6 +116,7 @@ struct RollbackSession::Impl {
     // with (a repeated request gets the same answer). kNoTick: none.
     std::uint64_t rejoin_return = ~std::uint64_t{0};
     std::uint64_t rejoin_start = 0;
+    std::uint64_t rejoin_drop = 0;
   };
   std::array<Link, kMaxSessionPeers> link{};
   // seen[q][p]: the highest frontier of player p that peer q reported (what it has of p).
@@ -157,6 +158,11 @@ struct RollbackSession::Impl {
   // Tick t of player p uses the default input (all zero bytes), known to every peer.
   bool default_at(std::uint32_t p, std::uint64_t t) const noexcept {
     return dropped(p) && t >= drop_tick[p] && t < return_tick[p];
+  }
+  // A rejoiner's own player before its return tick: its inputs are history (sent by the
+  // survivor) or the default, never given locally.
+  bool not_ours_yet(std::uint32_t p, std::uint64_t t) const noexcept {
+    return cfg.rejoin && is_local(p) && (return_tick[p] == kNoTick || t < return_tick[p]);
   }
   bool live(std::uint32_t q) const noexcept { return q != cfg.local_peer && !link[q].gone; }
   // Time sync only paces us against peers that play: a spectator may run as far behind as

@@ -158,9 +158,15 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
   // The rejoiner's history must reach the drop tick (later ticks of its players are the
   // default) and must not go past what we confirmed; from `start` on we must still hold every
   // input of ours it needs.
-  std::uint64_t ours = 0;
+  std::uint64_t ours = 0, drop = kNoTick;
   for (std::uint32_t p = 0; p < players; ++p) {
-    if (cfg.owner[p] == from && history_end < drop_tick[p]) return refuse(kRejectHistoryTooOld);
+    if (cfg.owner[p] == from) {
+      if (drop != kNoTick && drop_tick[p] != drop) return refuse(kRejectUnsupported);  // one drop tick per peer
+      drop = drop_tick[p];
+      // Its history may end before the drop: we send it those inputs of its player.
+      for (std::uint64_t t = history_end; t < drop; ++t)
+        if (!has(t) || ((known[slot(t)] >> p) & 1u) == 0) return refuse(kRejectHistoryTooOld);
+    }
     if (is_local(p)) ours = std::max(ours, frontier[p]);
   }
   if (history_end > emitted) return refuse(kRejectHistoryTooOld);
@@ -186,6 +192,7 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
   l.their_gone = 0;
   l.rejoin_return = r;
   l.rejoin_start = history_end;
+  l.rejoin_drop = drop;
   gone_mask &= ~(1u << from);
   remote_tick[from] = history_end;
   seen_reports[from].reset();
@@ -200,15 +207,19 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
 
 void RollbackSession::Impl::on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept {
   Link& l = link[from];
-  const std::uint64_t nonce = get_u64(b), r = get_u64(b + 8), history_end = get_u64(b + 16);
-  if (!cfg.rejoin || is_running || l.ready || nonce != l.nonce || history_end != emitted || r < history_end) {
+  const std::uint64_t nonce = get_u64(b), r = get_u64(b + 8), history_end = get_u64(b + 16), drop = get_u64(b + 24);
+  if (!cfg.rejoin || is_running || l.ready || nonce != l.nonce || history_end != emitted || r < history_end ||
+      drop > r || r - history_end > ring_ticks) {
     ++stats.unsolicited_sync;
     return;
   }
   l.min_seq = std::max(l.min_seq, seq);
   for (std::uint32_t p = 0; p < players; ++p) {
     if (!is_local(p)) continue;
-    return_tick[p] = r;  // the default until r (drop_tick = history_end), then our inputs again
+    // Inputs [history_end, drop) come from the survivor, the default holds on [drop, r), ours
+    // count from r.
+    drop_tick[p] = std::max(drop, history_end);
+    return_tick[p] = r;
     acked[from][p] = r;
   }
   l.ready = true;

@@ -64,7 +64,7 @@ void RollbackSession::Impl::send_rejoin_accept(std::uint32_t peer, std::uint64_t
   put_u64(&msg[kHeaderBytes], nonce);
   put_u64(&msg[kHeaderBytes + 8], link[peer].rejoin_return);
   put_u64(&msg[kHeaderBytes + 16], link[peer].rejoin_start);
-  put_u64(&msg[kHeaderBytes + 24], 0);
+  put_u64(&msg[kHeaderBytes + 24], link[peer].rejoin_drop);
   transmit(peer, kHeaderBytes + kRejoinBodyBytes);
 }
 
@@ -124,6 +124,9 @@ void RollbackSession::Impl::send() noexcept {
         const std::uint64_t before = stats.messages_sent;
         any = send_range(q, p, seen[q][p], frontier[p]) || any;
         stats.relayed_inputs += stats.messages_sent - before;
+      } else if (cfg.owner[p] == q && return_tick[p] != kNoTick && seen[q][p] < std::min(drop_tick[p], frontier[p])) {
+        // A rejoiner whose history ended before its player's drop: its own last inputs.
+        any = send_range(q, p, seen[q][p], std::min(drop_tick[p], frontier[p])) || any;
       }
     }
     if (!any) send_inputs(q, kAckOnly, 0, 0);
@@ -146,9 +149,12 @@ void RollbackSession::Impl::on_input(std::uint32_t from, const std::byte* b, std
   if (player == kAckOnly) {
     bad = bad || count != 0;
   } else {
-    // The owner sends its player's inputs; once the owner is gone, any peer may relay them.
-    bad = bad || player >= players || is_local(player) ||
-          (cfg.owner[player] != from && ((gone_mask >> cfg.owner[player]) & 1u) == 0);
+    // The owner sends its player's inputs; once the owner is gone, any peer may relay them. A
+    // rejoiner takes its own player's inputs before the drop tick from the survivor.
+    const bool history = player < players && is_local(player) && cfg.rejoin && return_tick[player] != kNoTick &&
+                         first <= drop_tick[player] && count <= drop_tick[player] - first;
+    bad = bad || player >= players || (is_local(player) && !history) ||
+          (!history && cfg.owner[player] != from && ((gone_mask >> cfg.owner[player]) & 1u) == 0);
   }
   if (bad) {
     ++stats.malformed;

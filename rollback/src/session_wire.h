@@ -32,7 +32,9 @@ namespace lockstep::rollback::session_wire {
 //   u64 nonce (echoed from the rejected request) · u64 reason (kReject*). Replies and
 //   rejections are honoured only by a synchronizing peer whose outstanding nonce they echo.
 // type 6, REJOIN_ACCEPT (the survivor takes a restarted peer's players back):
-//   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u64 0.
+//   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u64 drop tick D. The
+//   survivor sends the rejoiner its own player's inputs [S, D) (when its history ends before
+//   the drop), the default holds on [D, R), the rejoiner's inputs count from R.
 // A SYNC_REQUEST's last u32 is flags: bit 0 = rejoin (the header's tick is the rejoiner's S).
 // Version 3 had no REJOIN_ACCEPT, no flags and no reason.
 constexpr std::uint8_t kMsgInput = 1;

@@ -83,7 +83,9 @@ struct Outcome {
 
 // Peer 1 dies at frame 200 and restarts from peer 0's confirmed history once peer 0 dropped
 // its player; both play to the end. Returns the agreed ticks.
-Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner) {
+// `before_drop` > 0: the rejoiner's history ends that many ticks before the drop tick (its
+// recording was fetched early), so the survivor completes it with the player's last inputs.
+Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner, std::uint64_t before_drop = 0) {
   Outcome o;
   start(survivor, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 0, 11, false);
   start(rejoiner, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 1, 22, false);
@@ -96,7 +98,13 @@ Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner) {
     if (!alive && !restarted && survivor.host->find(SessionEventKind::DisconnectAgreed) != nullptr) {
       // The restart: replay the survivor's confirmed history (as a rejoining game does from a
       // recording fetched from the survivor), checking every recorded hash on the way.
-      const Replay history = survivor.log->replay();
+      Replay history = survivor.log->replay();
+      if (before_drop != 0) {
+        const std::uint64_t keep = survivor.host->find(SessionEventKind::DisconnectAgreed)->tick - before_drop;
+        history.inputs.resize(keep * history.header.frame_bytes());
+        history.hashes.resize(keep + 1);
+        history.component_hashes.resize((keep + 1) * history.header.components.size());
+      }
       auto runner = std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2));
       VerifyResult v = verify(*runner, history);
       EXPECT_TRUE(v.ok && v.error.empty()) << v.error << " " << v.differs;
@@ -124,10 +132,14 @@ Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner) {
   return o;
 }
 
-void check(const Peer& survivor, const Peer& rejoiner, const Outcome& o) {
+void check(const Peer& survivor, const Peer& rejoiner, const Outcome& o, bool history_before_drop = false) {
   ASSERT_TRUE(survivor.loop->finished());
   ASSERT_TRUE(rejoiner.loop->finished());
-  EXPECT_LT(o.drop, o.history);
+  if (history_before_drop) {
+    EXPECT_LT(o.history, o.drop);
+  } else {
+    EXPECT_LT(o.drop, o.history);
+  }
   EXPECT_LT(o.history, o.back);
   EXPECT_EQ(survivor.session->confirmed_tick(), kEnd);
   EXPECT_EQ(rejoiner.session->confirmed_tick(), kEnd);
@@ -186,6 +198,18 @@ TEST(Rejoin, WorksOverALossyLink) {
     const Outcome o = play(net, survivor, rejoiner);
     check(survivor, rejoiner, o);
   }
+}
+
+TEST(Rejoin, AHistoryEndingBeforeTheDropIsCompletedByTheSurvivor) {
+  SimNetworkConfig nc;
+  nc.conditions.latency_us = 40000;
+  nc.conditions.jitter_us = 20000;
+  nc.conditions.loss_ppm = 100000;
+  nc.seed = 8;
+  SimNetwork net(nc);
+  Peer survivor, rejoiner;
+  const Outcome o = play(net, survivor, rejoiner, /*before_drop=*/30);
+  check(survivor, rejoiner, o, /*history_before_drop=*/true);
 }
 
 TEST(Rejoin, ARestartWithoutRejoinIsStillRefusedClearly) {

@@ -211,6 +211,45 @@ case $case_name in
     (( sent0 * 100 <= sent1 * 115 )) || fail "relaying changed peer 0's session traffic: $sent0 datagrams vs peer 1's $sent1"
     echo "relay: peer 0 sent $sent0 session datagrams (peer 1: $sent1); relay bytes $(jget "$work/p0.json" relay_bytes_sent) to 16 watchers; late watcher from tick $s"
     ;;
+  rejoin)
+    # Peer 1 is killed -9 mid-match and restarted with --rejoin: it fetches peer 0's confirmed
+    # history from peer 0's relay, replays it (every hash checked), asks to play again, and both
+    # agree on the tick its player returns. Lossy, asymmetric links. Every run: both exit 0,
+    # byte-identical replays that verify, the same rejoin tick on both, rejoined within 5 s of
+    # the restart. 10 runs (fewer in slow builds).
+    runs=$(( scale > 1 ? 2 : 10 ))
+    n=600  # duel is cheap even in slow builds; the kill comes at ~1.5 s (tick ~180)
+    common="--sim duel --count 2 --ticks $n --tick-hz 120 --input-delay 3 --max-prediction 24 --hash-interval 16 --disconnect-ms 600 --checkpoint-every 64"
+    for run in $(seq 1 "$runs"); do
+      rm -f "$work"/rv/* "$work"/p?.json "$work"/p?.err "$work"/p?.replay*
+      start 0 $common $(link 0) --relay 127.0.0.1:0
+      start 1 $common $(link 1)
+      for _ in $(seq 1 200); do grep -q "running" "$work/p1.err" 2>/dev/null && break; sleep 0.05; done
+      sleep 1.5
+      kill -9 "${pid[1]}"
+      wait "${pid[1]}" 2>/dev/null
+      host=$(grep -o "relaying the recording to watchers at [^ ]*" "$work/p0.err" | awk '{print $NF}')
+      [[ -n $host ]] || fail "run $run: peer 0 did not say where it relays"
+      addr=$(cat "$work/rv/peer1.addr")
+      rm -f "$work/rv/peer1.addr"
+      mv "$work/p1.err" "$work/p1-killed.err"
+      timeout -s KILL 80 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 --json --max-seconds 70 \
+        --record "$work/p1.replay" $common $(link 1) --rejoin "$host" --sync-timeout-s 20 >"$work/p1.json" 2>"$work/p1.err" &
+      pid[1]=$!
+      wait_ok 0 0
+      wait_ok 1 0
+      same_replays 0 1
+      r0=$(jget "$work/p0.json" rejoin_tick_peer1)
+      r1=$(jget "$work/p1.json" rejoin_tick)
+      d0=$(jget "$work/p0.json" disconnect_tick_peer1)
+      [[ -n $r0 && $r0 == "$r1" ]] || fail "run $run: the rejoin ticks differ: peer 0 says '$r0', peer 1 '$r1'"
+      (( d0 < r0 && r0 < n )) || fail "run $run: implausible ticks: dropped at $d0, back at $r0"
+      ms=$(jget "$work/p1.json" rejoined_after_ms)
+      (( ms < 5000 )) || fail "run $run: rejoined $ms ms after the restart (limit 5000)"
+      grep -q "plays again from tick $r0" "$work/p0.err" || fail "run $run: peer 0 did not report the rejoin"
+      echo "run $run: dropped at $d0, back at $r0, rejoined $ms ms after the restart"
+    done
+    ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
     # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.

@@ -70,8 +70,8 @@ class RelayServer {
   // requests. An error of the source is returned (and the relay keeps serving what it has).
   replay::ReplayStatus poll(replay::ByteSource& source);
   const RelayStats& stats() const noexcept;
-  // Every current subscriber asked for bytes past the end of what the relay has (it fetched
-  // everything): a host that closed its recording may stop relaying then.
+  // Every subscriber heard from in the last second asked for bytes past the end of what the
+  // relay has (it fetched everything): a host that closed its recording may stop then.
   bool subscribers_have_everything() const noexcept;
 
  private:
@@ -96,11 +96,18 @@ class RelaySource final : public replay::ByteSource {
   replay::ReplayStatus read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) override;
   std::string describe() const override;
   std::uint64_t fetched_bytes() const noexcept;
+  // Everything the relay had when it first answered has arrived.
+  bool caught_up() const noexcept;
   const RelaySourceStats& stats() const noexcept;
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// The recording so far (its complete blocks), fetched through `source` until it caught up with
+// the relay (a rejoining peer's history: replay/resume.h). Errors: the source's, the
+// recording's (offset, tick), or nothing usable within `timeout_ms`.
+replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_ms, replay::Replay& out);
 
 }  // namespace lockstep::rollback

@@ -1,0 +1,58 @@
+#include <lockstep/replay/resume.h>
+
+#include <lockstep/snapshot.h>
+
+#include "replay_io.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace lockstep::replay {
+
+namespace {
+std::string hex(std::uint64_t v) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+}  // namespace
+
+ReplayStatus resume_from_recording(Runner& runner, const Replay& history, ReplayRecorder* recorder) {
+  using replay_detail::fail_tick;
+  const std::string_view name = "history";
+  if (ReplayStatus st = check_replay_sim(history, runner.sim(), name); !st.ok()) return st;
+  if (runner.world().tick() != 0) return fail_tick(ErrorCode::InvalidArgument, name, 0, 0, "the runner is not at tick 0");
+  if (history.header.frame_bytes() != runner.frame_bytes())
+    return fail_tick(ErrorCode::Mismatch, name, 0, 0, "its input frames do not match this sim's players and input size");
+  const bool hashes = history.header.has_hashes() && !history.hashes.empty();
+  if (hashes && history.hashes[0].total != runner.hash().total)
+    return fail_tick(ErrorCode::Mismatch, name, 0, 0,
+                     "the initial state differs: hash " + hex(runner.hash().total) + ", recorded " + hex(history.hashes[0].total));
+  if (recorder != nullptr)
+    if (ReplayStatus st = recorder->initial(runner.hash()); !st.ok()) return st;
+  const std::uint32_t every = history.header.checkpoint_interval;
+  const TypeDescriptor& input = runner.sim().input_type();
+  std::vector<std::byte> frame(runner.frame_bytes());
+  Snapshot checkpoint(runner.world());
+  for (std::uint64_t t = 0; t < history.frame_count(); ++t) {
+    const std::span<const std::byte> canonical = history.frame(t);
+    std::copy(canonical.begin(), canonical.end(), frame.begin());
+    Runner::canonical_to_host(input, frame);
+    if (Status st = runner.step(frame); !st.ok())
+      return fail_tick(ErrorCode::Mismatch, name, 0, t, std::string("the sim refused the tick: ") + st.message());
+    const StateHash& after = runner.hash();
+    if (hashes && t + 1 < history.hashes.size() && history.hashes[t + 1].total != after.total)
+      return fail_tick(ErrorCode::Mismatch, name, 0, t + 1,
+                       "the replayed state differs from the recording: hash " + hex(after.total) + ", recorded " +
+                           hex(history.hashes[t + 1].total));
+    if (recorder == nullptr) continue;
+    if (ReplayStatus st = recorder->tick(canonical, &after); !st.ok()) return st;
+    if (every != 0 && (t + 1) % every == 0) {
+      runner.world().save(checkpoint);
+      if (ReplayStatus st = recorder->checkpoint(checkpoint.view()); !st.ok()) return st;
+    }
+  }
+  return ReplayStatus::Ok();
+}
+
+}  // namespace lockstep::replay
