@@ -125,9 +125,6 @@ using inspect::percentiles;
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 
-// ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------
-std::uint64_t heap_allocations() noexcept;
-
 // The tool being run (set once by lockstep::cli::main): its name and default replay.
 const ToolInfo& tool() noexcept;
 
