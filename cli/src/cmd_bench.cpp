@@ -4,7 +4,6 @@
 // save/load time, heap allocations during ticks (counted by lockstep::alloc_counter; must be 0)
 // and ticks/s. The measuring is inspect::run_bench (inspect/bench.h); this file prints.
 #include "common.h"
-#include "timing_trace.h"
 
 #include <lockstep/inspect/bench.h>
 

@@ -6,7 +6,6 @@
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
 #include "bundle_cli.h"
-#include "timing_trace.h"
 
 #include <lockstep/rollback/netsim_match.h>
 
