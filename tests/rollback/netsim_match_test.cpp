@@ -50,7 +50,7 @@ TEST(NetsimMatch, ADesyncComesWithBothStatesAndABundle) {
   const std::string head = "first divergent confirmed tick " + std::to_string(b.tick) + " (peer ";
   EXPECT_EQ(m.evidence.text.rfind(head, 0), 0u) << m.evidence.text;
   EXPECT_NE(m.evidence.text.find("state diff at tick " + std::to_string(b.tick) + " (peer "), std::string::npos);
-  EXPECT_NE(m.evidence.text.find("Counter.0:1..value: "), std::string::npos) << m.evidence.text;
+  EXPECT_NE(m.evidence.text.find("\n  Counter[0:1].value: 1 | 0\n"), std::string::npos) << m.evidence.text;
   EXPECT_EQ(b.source, "netsim");
   EXPECT_EQ(b.report, m.evidence.text);
   ASSERT_EQ(b.sides.size(), 2u);
