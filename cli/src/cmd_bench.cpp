@@ -1,14 +1,13 @@
 // lockstep bench --sim skirmish --units 10000 --ticks 1000 — tick benchmark.
 // Reports tick time (apply inputs + systems + flush) p50/p99/max, state-hash time (wall time,
 // and this thread's CPU time beside it: on a shared machine wall time includes waiting), snapshot
-// save/load time, heap allocations during ticks (counted by alloc_counter.cpp; must be 0)
-// and ticks/s. Bots generate inputs outside the timed and counted regions.
+// save/load time, heap allocations during ticks (counted by lockstep::alloc_counter; must be 0)
+// and ticks/s. The measuring is inspect::run_bench (inspect/bench.h); this file prints.
 #include "common.h"
-#include "timing_trace.h"
 
-#include <chrono>
+#include <lockstep/inspect/bench.h>
+
 #include <cstdio>
-#include <ctime>
 
 namespace lockstep::cli {
 
@@ -28,21 +27,85 @@ struct BenchArgs {
   std::string trace_out;
 };
 
-using Clock = std::chrono::steady_clock;
-std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
-}
-// CPU time of the calling thread: unlike wall time it excludes time the scheduler gave to
-// other processes (the machine may be shared), so it is the steadier figure.
-std::uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
+// The figures a person reads, from the raw measurements (display only).
+struct BenchStats {
+  Percentiles tp, hp, sp, lp, tc, hc;
+  double build_ms = 0, wall_s = 0, hash_share = 0, hash_share_p50 = 0, hash_share_cpu = 0, tps = 0;
+  std::string final_hash;
+};
+
 double sum_us(const std::vector<std::uint64_t>& v) {
   double s = 0;
   for (std::uint64_t x : v) s += static_cast<double>(x);
   return s / 1000.0;
+}
+
+BenchStats bench_stats(const BenchArgs& a, const inspect::BenchFigures& f) {
+  BenchStats b;
+  b.tp = percentiles(f.tick_ns), b.hp = percentiles(f.hash_ns), b.sp = percentiles(f.save_ns), b.lp = percentiles(f.load_ns);
+  b.tc = percentiles(f.tick_cpu_ns), b.hc = percentiles(f.hash_cpu_ns);
+  b.build_ms = static_cast<double>(f.build_ns) / 1e6;
+  b.wall_s = static_cast<double>(f.run_ns) / 1e9;
+  b.hash_share_cpu = b.tc.p50_us + b.hc.p50_us > 0 ? 100.0 * b.hc.p50_us / (b.tc.p50_us + b.hc.p50_us) : 0.0;
+  const double tick_total = sum_us(f.tick_ns), hash_total = sum_us(f.hash_ns);
+  b.hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
+  b.hash_share_p50 = b.tp.p50_us + b.hp.p50_us > 0 ? 100.0 * b.hp.p50_us / (b.tp.p50_us + b.hp.p50_us) : 0.0;
+  b.tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
+  b.final_hash = hex(f.final_hash.total);
+  return b;
+}
+
+void print_bench_json(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b) {
+  Json j;
+  j.begin().field("ok", true).field("sim", a.sim).field("players", config.players).field("units", config.units)
+      .field("entities", std::uint64_t{f.entities}).field("ticks", a.ticks).field("warmup", a.warmup)
+      .field("build_ms", b.build_ms)
+      .field("tick_p50_us", b.tp.p50_us).field("tick_p99_us", b.tp.p99_us).field("tick_max_us", b.tp.max_us).field("tick_mean_us", b.tp.mean_us)
+      .field("hash_p50_us", b.hp.p50_us).field("hash_p99_us", b.hp.p99_us).field("hash_max_us", b.hp.max_us).field("hash_mean_us", b.hp.mean_us)
+      .field("hash_share_percent", b.hash_share).field("hash_share_p50_percent", b.hash_share_p50)
+      .field("tick_cpu_p50_us", b.tc.p50_us).field("tick_cpu_p99_us", b.tc.p99_us)
+      .field("hash_cpu_p50_us", b.hc.p50_us).field("hash_cpu_p99_us", b.hc.p99_us).field("hash_share_cpu_p50_percent", b.hash_share_cpu)
+      .field("snapshot_save_p50_us", b.sp.p50_us).field("snapshot_load_p50_us", b.lp.p50_us)
+      .field("snapshot_bytes", std::uint64_t{f.snapshot_bytes})
+      .field("heap_allocations_during_ticks", f.allocations_during_ticks)
+      .field("heap_allocations_during_snapshots", f.allocations_during_snapshots)
+      .field("ticks_per_second", b.tps).field("wall_seconds", b.wall_s).field("final_hash", b.final_hash);
+  add_slice_json(j, *f.trace);
+  j.end();
+  std::printf("%s\n", j.str().c_str());
+}
+
+void print_bench_csv(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b) {
+  std::printf("sim,players,units,entities,ticks,tick_p50_us,tick_p99_us,tick_max_us,hash_p50_us,hash_p99_us,hash_max_us,"
+              "hash_share_percent,snapshot_save_p50_us,snapshot_load_p50_us,snapshot_bytes,heap_allocations,ticks_per_second,final_hash,"
+              "tick_cpu_p50_us,tick_cpu_p99_us,hash_cpu_p50_us,hash_cpu_p99_us\n");
+  std::printf("%s,%u,%u,%u,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%zu,%llu,%.1f,%s,%.2f,%.2f,%.2f,%.2f\n", a.sim.c_str(),
+              config.players, config.units, f.entities, static_cast<unsigned long long>(a.ticks), b.tp.p50_us, b.tp.p99_us,
+              b.tp.max_us, b.hp.p50_us, b.hp.p99_us, b.hp.max_us, b.hash_share, b.sp.p50_us, b.lp.p50_us, f.snapshot_bytes,
+              static_cast<unsigned long long>(f.allocations_during_ticks), b.tps, b.final_hash.c_str(), b.tc.p50_us,
+              b.tc.p99_us, b.hc.p50_us, b.hc.p99_us);
+}
+
+void print_bench_text(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b) {
+  std::printf("bench          %s  players %u  units %u  entities %u  ticks %llu (+%llu warm-up)\n", a.sim.c_str(),
+              config.players, config.units, f.entities, static_cast<unsigned long long>(a.ticks),
+              static_cast<unsigned long long>(a.warmup));
+  std::printf("tick           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (inputs+systems+flush)\n", b.tp.p50_us, b.tp.p99_us, b.tp.max_us);
+  std::printf("hash           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (%.1f%% of tick+hash time; %.1f%% at p50)\n",
+              b.hp.p50_us, b.hp.p99_us, b.hp.max_us, b.hash_share, b.hash_share_p50);
+  std::printf("tick cpu       p50 %9.1f us   p99 %9.1f us   (this thread's CPU time)\n", b.tc.p50_us, b.tc.p99_us);
+  std::printf("hash cpu       p50 %9.1f us   p99 %9.1f us   (%.1f%% of tick+hash CPU time at p50)\n", b.hc.p50_us,
+              b.hc.p99_us, b.hash_share_cpu);
+  std::printf("snapshot       save p50 %.1f us   load p50 %.1f us   (%zu bytes)%s\n", b.sp.p50_us, b.lp.p50_us, f.snapshot_bytes,
+              f.snapshot_load_ok ? "" : "  LOAD FAILED");
+  if (tool().heap_allocations != nullptr)
+    std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
+                static_cast<unsigned long long>(f.allocations_during_ticks),
+                static_cast<unsigned long long>(f.allocations_during_snapshots));
+  else
+    std::printf("allocations    not counted (tool built with NO_ALLOCATION_COUNTER)\n");
+  std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", b.tps, b.build_ms, b.final_hash.c_str());
+  print_slice_table(*f.trace);
 }
 
 int bench_cmd(const BenchArgs& a) {
@@ -53,135 +116,27 @@ int bench_cmd(const BenchArgs& a) {
     return report_error(a.json, kExitBadInput, "--ticks must be 1..100000000, not " + std::to_string(a.ticks));
   if (!a.trace_out.empty())
     if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
-  replay::SimConfig config;
-  config.players = a.players;
+  inspect::BenchOptions o;
+  o.sim = sim;
+  o.config.players = a.players;
   // Default: 10000 units for skirmish (the benchmark's reference load), the sim's default otherwise.
-  config.units = a.units_given ? a.units : (a.sim == "skirmish" ? 10000u : 0u);
-  config.seed = a.seed;
-  const auto build_start = Clock::now();
-  replay::Runner runner(*sim, config);
-  if (!runner.status().ok())
-    return report_error(a.json, kExitBadInput, "cannot build sim '" + a.sim + "': " + runner.status().message());
-  const double build_ms = static_cast<double>(ns_between(build_start, Clock::now())) / 1e6;
-  std::vector<std::unique_ptr<replay::Bot>> bots;
-  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim->make_bot(config, a.bot, p));
-  const std::uint32_t in_size = sim->input_type().size;
-  std::vector<std::byte> frame(runner.frame_bytes());
-  std::vector<std::uint64_t> tick_ns, hash_ns, tick_cpu_ns, hash_cpu_ns;
-  for (auto* v : {&tick_ns, &hash_ns, &tick_cpu_ns, &hash_cpu_ns}) v->reserve(a.ticks);
-  std::uint64_t allocations = 0;
-  const std::uint64_t total_ticks = a.warmup + a.ticks;
-  // Every slice of every measured tick is recorded (reserved up front: no allocation in the
-  // measured region); the per-slice table and --trace-out come from it.
-  TimingTrace trace("lockstep bench " + a.sim, (total_ticks + 1) * (runner.systems().systems().size() + 3) + 2 * a.snapshot_iters);
-  replay::TickProbe& probe = trace.lane(0, "sim");
-  runner.set_probe(&probe);
-  const auto run_start = Clock::now();
-  for (std::uint64_t t = 0; t < total_ticks; ++t) {
-    if (t == a.warmup) trace.clear();
-    for (std::uint32_t p = 0; p < config.players; ++p)
-      bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
-    const std::uint64_t before = heap_allocations();
-    const std::uint64_t c0 = thread_cpu_ns();
-    const auto t0 = Clock::now();
-    const Status s = runner.advance(frame);
-    const auto t1 = Clock::now();
-    const std::uint64_t c1 = thread_cpu_ns();
-    runner.rehash();
-    const auto t2 = Clock::now();
-    const std::uint64_t c2 = thread_cpu_ns();
-    const std::uint64_t after = heap_allocations();
-    if (!s.ok()) return report_error(a.json, kExitBadInput, "tick " + std::to_string(t) + ": the sim rejected the step: " + s.message());
-    if (t < a.warmup) continue;
-    allocations += after - before;
-    tick_ns.push_back(ns_between(t0, t1));
-    hash_ns.push_back(ns_between(t1, t2));
-    tick_cpu_ns.push_back(c1 - c0);
-    hash_cpu_ns.push_back(c2 - c1);
-  }
-  const double wall_s = static_cast<double>(ns_between(run_start, Clock::now())) / 1e9;
-
-  // Snapshot save / load of the final state.
-  Snapshot snap(runner.world());
-  std::vector<std::uint64_t> save_ns, load_ns;
-  save_ns.reserve(a.snapshot_iters);
-  load_ns.reserve(a.snapshot_iters);
-  std::uint64_t snapshot_allocations = 0;
-  bool load_ok = true;
-  for (std::uint32_t i = 0; i < a.snapshot_iters; ++i) {
-    const std::uint64_t before = heap_allocations();
-    const auto t0 = Clock::now();
-    {
-      const replay::ProbeScope slice(&probe, replay::Slice::Snapshot, runner.tick(), "snapshot save");
-      runner.world().save(snap);
-    }
-    const auto t1 = Clock::now();
-    {
-      const replay::ProbeScope slice(&probe, replay::Slice::Restore, runner.tick(), "snapshot load");
-      load_ok = runner.world().load(snap).ok() && load_ok;
-    }
-    const auto t2 = Clock::now();
-    snapshot_allocations += heap_allocations() - before;
-    save_ns.push_back(ns_between(t0, t1));
-    load_ns.push_back(ns_between(t1, t2));
-  }
-
-  const Percentiles tp = percentiles(tick_ns), hp = percentiles(hash_ns), sp = percentiles(save_ns), lp = percentiles(load_ns);
-  const Percentiles tc = percentiles(tick_cpu_ns), hc = percentiles(hash_cpu_ns);
-  const double hash_share_cpu = tc.p50_us + hc.p50_us > 0 ? 100.0 * hc.p50_us / (tc.p50_us + hc.p50_us) : 0.0;
-  const double tick_total = sum_us(tick_ns), hash_total = sum_us(hash_ns);
-  const double hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
-  const double hash_share_p50 = tp.p50_us + hp.p50_us > 0 ? 100.0 * hp.p50_us / (tp.p50_us + hp.p50_us) : 0.0;
-  const double tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
-  const std::uint32_t entities = runner.world().entityCount();
-  const std::string final_hash = hex(runner.hash().total);
-
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("sim", a.sim).field("players", config.players).field("units", config.units)
-        .field("entities", std::uint64_t{entities}).field("ticks", a.ticks).field("warmup", a.warmup)
-        .field("build_ms", build_ms)
-        .field("tick_p50_us", tp.p50_us).field("tick_p99_us", tp.p99_us).field("tick_max_us", tp.max_us).field("tick_mean_us", tp.mean_us)
-        .field("hash_p50_us", hp.p50_us).field("hash_p99_us", hp.p99_us).field("hash_max_us", hp.max_us).field("hash_mean_us", hp.mean_us)
-        .field("hash_share_percent", hash_share).field("hash_share_p50_percent", hash_share_p50)
-        .field("tick_cpu_p50_us", tc.p50_us).field("tick_cpu_p99_us", tc.p99_us)
-        .field("hash_cpu_p50_us", hc.p50_us).field("hash_cpu_p99_us", hc.p99_us).field("hash_share_cpu_p50_percent", hash_share_cpu)
-        .field("snapshot_save_p50_us", sp.p50_us).field("snapshot_load_p50_us", lp.p50_us)
-        .field("snapshot_bytes", std::uint64_t{snap.live_bytes()})
-        .field("heap_allocations_during_ticks", allocations).field("heap_allocations_during_snapshots", snapshot_allocations)
-        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash);
-    add_slice_json(j, trace);
-    j.end();
-    std::printf("%s\n", j.str().c_str());
-  } else if (a.csv) {
-    std::printf("sim,players,units,entities,ticks,tick_p50_us,tick_p99_us,tick_max_us,hash_p50_us,hash_p99_us,hash_max_us,"
-                "hash_share_percent,snapshot_save_p50_us,snapshot_load_p50_us,snapshot_bytes,heap_allocations,ticks_per_second,final_hash,"
-                "tick_cpu_p50_us,tick_cpu_p99_us,hash_cpu_p50_us,hash_cpu_p99_us\n");
-    std::printf("%s,%u,%u,%u,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%zu,%llu,%.1f,%s,%.2f,%.2f,%.2f,%.2f\n", a.sim.c_str(),
-                config.players, config.units, entities, static_cast<unsigned long long>(a.ticks), tp.p50_us, tp.p99_us,
-                tp.max_us, hp.p50_us, hp.p99_us, hp.max_us, hash_share, sp.p50_us, lp.p50_us, snap.live_bytes(),
-                static_cast<unsigned long long>(allocations), tps, final_hash.c_str(), tc.p50_us, tc.p99_us, hc.p50_us,
-                hc.p99_us);
-  } else {
-    std::printf("bench          %s  players %u  units %u  entities %u  ticks %llu (+%llu warm-up)\n", a.sim.c_str(),
-                config.players, config.units, entities, static_cast<unsigned long long>(a.ticks),
-                static_cast<unsigned long long>(a.warmup));
-    std::printf("tick           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (inputs+systems+flush)\n", tp.p50_us, tp.p99_us, tp.max_us);
-    std::printf("hash           p50 %9.1f us   p99 %9.1f us   max %9.1f us   (%.1f%% of tick+hash time; %.1f%% at p50)\n",
-                hp.p50_us, hp.p99_us, hp.max_us, hash_share, hash_share_p50);
-    std::printf("tick cpu       p50 %9.1f us   p99 %9.1f us   (this thread's CPU time)\n", tc.p50_us, tc.p99_us);
-    std::printf("hash cpu       p50 %9.1f us   p99 %9.1f us   (%.1f%% of tick+hash CPU time at p50)\n", hc.p50_us,
-                hc.p99_us, hash_share_cpu);
-    std::printf("snapshot       save p50 %.1f us   load p50 %.1f us   (%zu bytes)%s\n", sp.p50_us, lp.p50_us, snap.live_bytes(),
-                load_ok ? "" : "  LOAD FAILED");
-    std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
-                static_cast<unsigned long long>(allocations), static_cast<unsigned long long>(snapshot_allocations));
-    std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", tps, build_ms, final_hash.c_str());
-    print_slice_table(trace);
-  }
+  o.config.units = a.units_given ? a.units : (a.sim == "skirmish" ? 10000u : 0u);
+  o.config.seed = a.seed;
+  o.bot_seed = a.bot;
+  o.warmup = a.warmup;
+  o.ticks = a.ticks;
+  o.snapshot_iters = a.snapshot_iters;
+  o.heap_allocations = tool().heap_allocations;
+  o.trace_name = "lockstep bench " + a.sim;
+  const inspect::BenchFigures f = inspect::run_bench(o);
+  if (!f.error.empty()) return report_error(a.json, kExitBadInput, f.error);
+  const BenchStats b = bench_stats(a, f);
+  if (a.json) print_bench_json(a, o.config, f, b);
+  else if (a.csv) print_bench_csv(a, o.config, f, b);
+  else print_bench_text(a, o.config, f, b);
   if (!a.trace_out.empty())
-    if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
-  if (!load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
+    if (int rc = write_timing_trace(*f.trace, a.trace_out, a.json); rc != kExitOk) return rc;
+  if (!f.snapshot_load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
   return kExitOk;
 }
 }  // namespace

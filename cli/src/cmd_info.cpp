@@ -3,12 +3,7 @@
 #include "common.h"
 
 #include <lockstep/inspect/bundle.h>
-#include <lockstep/inspect/state.h>
-
-#include <cstring>
-
-#include <sys/stat.h>
-
+#include <lockstep/inspect/describe_file.h>
 #include <lockstep/replay/schedule.h>
 
 #include <cstdio>
@@ -74,31 +69,14 @@ int systems_cmd(const InfoArgs& a) {
   return kExitOk;
 }
 
-// Peeks at regular files only: a pipe's first bytes would be gone for the replay reader.
-enum class FileKind { Other, Bundle, Snapshot };
-FileKind peek_kind(const std::string& path) {
-  struct stat sb {};
-  if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return FileKind::Other;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return FileKind::Other;
-  std::byte head[16] = {};
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  if (inspect::looks_like_bundle(std::span<const std::byte>(head, n))) return FileKind::Bundle;
-  // The snapshot magic follows one leading byte (docs/hashing.md, "Snapshot files").
-  if (n >= 9 && std::memcmp(head + 1, kSnapshotFileMagic, 8) == 0) return FileKind::Snapshot;
-  return FileKind::Other;
-}
-
 int snapshot_info(const InfoArgs& a) {
-  inspect::State s;
-  const FileStatus st = inspect::read_state_file(a.replay, s);
+  inspect::SnapshotSummary sum;
+  const FileStatus st = inspect::describe_snapshot_file(a.replay, sum);
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
-  std::vector<std::string> components, resources;
-  for (const inspect::Type& t : s.components) components.push_back(t.name);
-  for (const inspect::Type& t : s.resources) resources.push_back(t.name);
-  std::uint64_t archetypes_in_use = 0;
-  for (const inspect::Archetype& at : s.archetypes) archetypes_in_use += at.slots.empty() ? 0 : 1;
+  const inspect::State& s = sum.state;
+  const std::vector<std::string>& components = sum.components;
+  const std::vector<std::string>& resources = sum.resources;
+  const std::uint64_t archetypes_in_use = sum.archetypes_in_use;
   if (a.json) {
     Json j;
     j.begin().field("ok", true).field("snapshot", a.replay).field("format_version", std::uint64_t{kSnapshotFileVersion})
@@ -171,10 +149,10 @@ int info_cmd(const InfoArgs& a) {
   if (a.sims || a.replay.empty()) return sims_info(a.json);
   if (a.replay != kEmbedded) {
     // A desync bundle: what it holds (sides, hashes, facts) and the report of the gate that wrote it.
-    switch (peek_kind(a.replay)) {
-      case FileKind::Bundle: return bundle_info(a);
-      case FileKind::Snapshot: return snapshot_info(a);
-      case FileKind::Other: break;
+    switch (inspect::peek_file_kind(a.replay)) {
+      case inspect::FileKind::Bundle: return bundle_info(a);
+      case inspect::FileKind::Snapshot: return snapshot_info(a);
+      case inspect::FileKind::Replay: break;
     }
   }
   replay::Replay r;
@@ -191,12 +169,7 @@ int info_cmd(const InfoArgs& a) {
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
   print_warnings(r.warnings);
   const replay::ReplayHeader& h = r.header;
-  const replay::Sim* sim = replay::find_sim(h.sim_name);
-  std::string sim_status = "unknown to this build";
-  if (sim != nullptr) {
-    const replay::ReplayStatus cs = replay::check_replay_sim(r, *sim, name);
-    sim_status = cs.ok() ? "matches this build" : "MISMATCH: " + cs.message;
-  }
+  const std::string sim_status = inspect::replay_sim_status(r, name);
   const std::uint64_t frames = r.frame_count();
   if (a.json) {
     Json j;

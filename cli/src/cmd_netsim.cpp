@@ -6,11 +6,8 @@
 // microseconds and parts per million before they reach the simulation.
 #include "common.h"
 #include "bundle_cli.h"
-#include "timing_trace.h"
 
-#include <lockstep/inspect/diff.h>
-#include <lockstep/rollback/desync_bundle.h>
-#include <lockstep/rollback/netsim.h>
+#include <lockstep/rollback/netsim_match.h>
 
 #include <chrono>
 #include <cmath>
@@ -51,8 +48,6 @@ std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
   return r.peers[i].spectator ? std::string("spectator") : "player " + std::to_string(i);
 }
 
-// Desync evidence: both peers' states at the first desynced tick, field by field, and the
-// bundle with --bundle-dir. Returns kExitBadInput when the bundle could not be written.
 // What netsim_cmd decided, for the two printers.
 struct Outcome {
   bool ok = false;
@@ -145,77 +140,6 @@ void print_netsim_text(const NetsimArgs& a, const rollback::NetsimOptions& o, co
                 recorded.c_str());
 }
 
-int desync_evidence(rollback::Netsim& net, const rollback::NetsimOptions& o, const NetsimArgs& a, std::string& evidence) {
-  const rollback::NetsimReport& r = net.report();
-  const rollback::NetsimDesync& d = r.desyncs.front();
-  rollback::RollbackSession& mine = net.session(d.peer);
-  const StorageView schema = net.runner(d.peer).world().storage();
-  evidence += "peer " + std::to_string(d.peer) + " vs peer " + std::to_string(d.event.peer) + " at confirmed tick " +
-              std::to_string(d.event.tick) + ": " + describe_hash_diff(mine.desync_local_hash(), mine.desync_remote_hash(), schema) + "\n";
-  const Snapshot* ours = mine.desync_snapshot();
-  const Snapshot* theirs = nullptr;
-  if (d.event.peer < net.peers()) {
-    rollback::RollbackSession& other = net.session(d.event.peer);
-    theirs = other.checkpoint(d.event.tick);
-    if (theirs == nullptr && other.has_desync() && other.desync_tick() == d.event.tick) theirs = other.desync_snapshot();
-  }
-  // The states of the first divergent confirmed tick itself, captured during the match
-  // (netsim.h: NetsimDivergence); else those of the hash-report tick.
-  const rollback::NetsimDivergence& fd = net.first_divergence();
-  const bool exact = fd.found && fd.states_kept && fd.tick <= d.event.tick;
-  const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
-  if (exact)
-    evidence = "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " vs " + lb +
-               ": confirmed state hashes differ); states of that tick kept\n" + evidence;
-  else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
-    evidence = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
-               "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
-               " (use --hash-interval 1 for states at the first divergent tick)\n" + evidence;
-  if (exact) {
-    inspect::DiffOptions dopt;
-    dopt.limit = 12;
-    const inspect::StateDiff sd = inspect::diff(fd.a, fd.b, dopt);
-    evidence += "state diff at tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
-                inspect::format_text(sd, la, lb);
-  } else if (ours != nullptr && theirs != nullptr) {
-    inspect::DiffOptions dopt;
-    dopt.limit = 12;
-    const inspect::StateDiff sd = inspect::diff(inspect::capture(ours->view()), inspect::capture(theirs->view()), dopt);
-    evidence += "state diff (peer " + std::to_string(d.peer) + " | peer " + std::to_string(d.event.peer) + "):\n" +
-                inspect::format_text(sd, "peer " + std::to_string(d.peer), "peer " + std::to_string(d.event.peer));
-  } else {
-    evidence += "(the snapshots of that tick are no longer kept on both peers)\n";
-  }
-  if (!a.bundle_dir.empty()) {
-    inspect::Bundle b;
-    if (exact) {
-      b.source = "netsim";
-      inspect::set_sim(b, *o.sim, o.config);
-      b.tick = fd.tick;
-      b.facts = inspect::build_facts(o.sim, &fd.a);
-      b.sides.push_back({la, true, fd.a, inspect::breakdown(fd.hash_a)});
-      b.sides.push_back({lb, true, fd.b, inspect::breakdown(fd.hash_b)});
-    } else {
-      b = rollback::session_desync_bundle(mine, theirs, "netsim");
-      b.tick = !r.peers_agree && r.disagreement_tick < d.event.tick ? r.disagreement_tick : d.event.tick;
-    }
-    b.report = evidence;
-    // The confirmed inputs from the initial state to the kept states.
-    const replay::Replay& log = net.confirmed(0);
-    b.inputs_from = 0;
-    b.frame_bytes = log.header.frame_bytes();
-    const std::uint64_t states_at = exact ? fd.tick : d.event.tick;
-    for (std::uint64_t t = 0; t < states_at && t < log.frame_count(); ++t) {
-      const auto f = log.frame(t);
-      b.inputs.insert(b.inputs.end(), f.begin(), f.end());
-    }
-    std::string path;
-    if (!write_bundle_reporting(a.bundle_dir, b, path)) return kExitBadInput;
-    evidence += "desync bundle: " + path + "\n";
-  }
-  return kExitOk;
-}
-
 // The stderr lines of a failed match (whatever the output format).
 void print_netsim_failure(const NetsimArgs& a, const rollback::NetsimReport& r, const std::string& evidence) {
   if (!r.finished)
@@ -228,7 +152,8 @@ void print_netsim_failure(const NetsimArgs& a, const rollback::NetsimReport& r, 
   if (!r.offline_agrees) std::fprintf(stderr, "lockstep: DESYNC %s\n", r.offline_mismatch.c_str());
 }
 
-int netsim_cmd(const NetsimArgs& a) {
+// The command line's checks, then its options as the library's. Returns an exit code.
+int netsim_options(const NetsimArgs& a, rollback::NetsimOptions& o) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   if (!a.trace_out.empty())
@@ -246,24 +171,11 @@ int netsim_cmd(const NetsimArgs& a) {
   if (bad_p(a.loss) || bad_p(a.duplicate) || bad_p(a.reorder))
     return report_error(a.json, kExitBadInput, "--loss, --duplicate and --reorder are probabilities in 0..1");
   if (a.loss >= 1.0 && a.peers > 1) return report_error(a.json, kExitBadInput, "--loss 1 would never deliver anything");
-
-  rollback::NetsimOptions o;
   o.sim = sim;
   o.config.units = a.units;
   o.config.seed = a.seed;
   for (std::size_t i = 0; i < a.params.size(); ++i) o.config.params[i] = a.params[i];
-  if (a.players != 0) {
-    o.config.players = a.players;
-  } else {
-    // As many players as the sim accepts, one per peer; the other peers spectate.
-    o.config.players = 0;
-    for (std::uint32_t p = a.peers; p >= 1 && o.config.players == 0; --p) {
-      replay::SimConfig c = o.config;
-      c.players = p;
-      if (sim->check_config(c).ok()) o.config.players = p;
-    }
-    if (o.config.players == 0) o.config.players = 1;
-  }
+  o.config.players = a.players != 0 ? a.players : rollback::netsim_default_players(*sim, o.config, a.peers);
   if (o.config.players > a.peers) return report_error(a.json, kExitBadInput, "--players must be <= --peers");
   o.bot_seed = a.bot_given ? a.bot : a.seed;
   o.peers = a.peers;
@@ -278,38 +190,35 @@ int netsim_cmd(const NetsimArgs& a) {
   o.max_prediction = a.max_prediction;
   o.hash_interval = a.hash_interval;
   o.tick_hz = a.tick_hz;
+  return kExitOk;
+}
 
-  rollback::Netsim net(o);
-  if (!net.status().ok())
-    return report_error(a.json, kExitBadInput, "netsim: cannot set up the match: " + std::string(net.status().message()));
-  // One trace lane per peer: its ticks, snapshot saves, rollbacks and resimulations.
+int netsim_cmd(const NetsimArgs& a) {
+  rollback::NetsimOptions o;
+  if (int rc = netsim_options(a, o); rc != kExitOk) return rc;
   TimingTrace trace("lockstep netsim " + a.sim);
-  if (!a.trace_out.empty())
-    for (std::uint32_t p = 0; p < net.peers(); ++p) net.runner(p).set_probe(&trace.lane(p, "peer " + std::to_string(p)));
   const auto start = std::chrono::steady_clock::now();
-  const rollback::NetsimReport& r = net.run();
+  rollback::NetsimMatch m = rollback::run_netsim_match(o, !a.bundle_dir.empty(), a.trace_out.empty() ? nullptr : &trace);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!net.status().ok())
-    return report_error(a.json, kExitBadInput, "netsim: a peer failed: " + std::string(net.status().message()));
+  if (!m.error.empty()) return report_error(a.json, kExitBadInput, "netsim: " + m.error);
   if (!a.trace_out.empty())
     if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
-
   std::string recorded;
   if (!a.record.empty()) {
-    const replay::ReplayStatus st = replay::write_replay_file(a.record, net.confirmed(0));
+    const replay::ReplayStatus st = replay::write_replay_file(a.record, m.confirmed);
     if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
     recorded = a.record;
   }
-
-  std::string evidence;
-  if (r.desync_count != 0)
-    if (int rc = desync_evidence(net, o, a, evidence); rc != kExitOk) return rc;
-
+  std::string& evidence = m.evidence.text;
+  if (m.evidence.bundle) {
+    std::string path;
+    if (!write_bundle_reporting(a.bundle_dir, *m.evidence.bundle, path)) return kExitBadInput;
+    evidence += "desync bundle: " + path + "\n";
+  }
+  const rollback::NetsimReport& r = m.report;
   const bool ok = r.ok();
-  // Not finishing (peers starved of inputs) is not evidence of a desync: its own exit code.
-  const bool unfinished_only = !r.finished && r.desync_count == 0 && r.peers_agree && r.offline_agrees;
-  const int fail_code = unfinished_only ? int{kExitUnfinished} : int{kExitMismatch};
-  const Outcome out{ok, unfinished_only, fail_code, secs, recorded, evidence};
+  const int fail_code = m.unfinished_only ? int{kExitUnfinished} : int{kExitMismatch};
+  const Outcome out{ok, m.unfinished_only, fail_code, secs, recorded, evidence};
   if (a.json) print_netsim_json(a, o, r, out);
   else print_netsim_text(a, o, r, out);
   if (!ok) {

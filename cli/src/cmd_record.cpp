@@ -1,5 +1,8 @@
-// lockstep record --sim NAME --bot SEED --ticks N -o FILE — record a bot match.
+// lockstep record --sim NAME --bot SEED --ticks N -o FILE — record a bot match
+// (replay::record_bots_to_file, replay/record.h); this file parses and prints.
 #include "common.h"
+
+#include <lockstep/replay/record.h>
 
 #include <chrono>
 #include <cstdio>
@@ -23,10 +26,6 @@ struct RecordArgs {
   std::uint32_t block_ticks = replay::kDefaultBlockTicks;
   bool json = false;
 };
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 // The success lines of `record` (text or JSON).
 void print_recorded(const RecordArgs& a, const replay::SimConfig& config, const StateHash& h, double secs) {
@@ -57,71 +56,19 @@ int record_cmd(const RecordArgs& a) {
   config.units = a.units;
   config.seed = a.seed_given ? a.seed : a.bot;
   for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
-  replay::Runner runner(*sim, config);
-  if (!runner.status().ok())
-    return report_error(a.json, kExitBadInput, "cannot build sim '" + a.sim + "': " + runner.status().message());
-
-  std::uint32_t flags = 0;
-  if (!a.no_hashes) flags |= replay::kReplayHasHashes;
-  if (!a.no_hashes && !a.no_component_hashes) flags |= replay::kReplayHasComponentHashes;
-  const replay::ReplayHeader header =
-      replay::make_header(*sim, config, runner.world().storage(), flags, a.block_ticks, a.checkpoint_every);
-
-  std::vector<std::unique_ptr<replay::Bot>> bots;
-  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim->make_bot(config, a.bot, p));
-
-  const bool json_out = ends_with(a.out, ".json");
-  replay::ReplayRecorder recorder;
-  replay::Replay memory;  // for --output *.json
-  memory.header = header;
-  replay::ReplayStatus st;
-  if (!json_out) {
-    st = recorder.open(a.out, header);
-    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
-    st = recorder.initial(runner.hash());
-  } else if (header.has_hashes()) {
-    memory.add_hash(runner.hash());
-  }
-  const std::uint32_t in_size = sim->input_type().size;
-  std::vector<std::byte> frame(runner.frame_bytes());
-  std::vector<std::byte> canonical(runner.frame_bytes());
+  replay::RecordOptions options;
+  options.flags = 0;
+  if (!a.no_hashes) options.flags |= replay::kReplayHasHashes;
+  if (!a.no_hashes && !a.no_component_hashes) options.flags |= replay::kReplayHasComponentHashes;
+  options.block_ticks = a.block_ticks;
+  options.checkpoint_every = a.checkpoint_every;
   const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t t = 0; t < a.ticks && st.ok(); ++t) {
-    for (std::uint32_t p = 0; p < config.players; ++p)
-      bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
-    const Status s = runner.step(frame);
-    if (!s.ok())
-      return report_error(a.json, kExitBadInput, "tick " + std::to_string(t) + ": the sim rejected the step: " + s.message());
-    canonical = frame;
-    replay::Runner::host_to_canonical(sim->input_type(), canonical);
-    const StateHash* h = header.has_hashes() ? &runner.hash() : nullptr;
-    if (!json_out) {
-      st = recorder.tick(canonical, h);
-      if (st.ok() && a.checkpoint_every != 0 && runner.tick() % a.checkpoint_every == 0)
-        st = recorder.checkpoint(runner.world().storage());
-    } else {
-      memory.inputs.insert(memory.inputs.end(), canonical.begin(), canonical.end());
-      if (h != nullptr) memory.add_hash(*h);
-      if (a.checkpoint_every != 0 && runner.tick() % a.checkpoint_every == 0) {
-        replay::Checkpoint cp;
-        cp.tick = runner.tick();
-        const FileStatus fs = encode_snapshot(runner.world().storage(), cp.snapshot);
-        if (!fs.ok()) return report_error(a.json, kExitBadInput, fs.message);
-        memory.checkpoints.push_back(std::move(cp));
-      }
-    }
-  }
-  if (st.ok()) {
-    if (!json_out) {
-      st = recorder.close();
-    } else {
-      memory.complete = true;
-      st = replay::write_replay_file(a.out, memory, true);
-    }
-  }
-  if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+  StateHash final_hash{};
+  replay::RecordFailure why;
+  if (!replay::record_bots_to_file(*sim, config, a.bot, a.ticks, options, a.out, final_hash, why))
+    return report_error(a.json, kExitBadInput, why.message, why.file ? &*why.file : nullptr);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  print_recorded(a, config, runner.hash(), secs);
+  print_recorded(a, config, final_hash, secs);
   return kExitOk;
 }
 }  // namespace

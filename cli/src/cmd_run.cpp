@@ -2,7 +2,6 @@
 // print a summary: ticks, final hash, ticks/s, tick time p50/p99/max. Recorded hashes, when
 // the replay has them, are checked on the way (exit 1 at the first divergent tick).
 #include "common.h"
-#include "timing_trace.h"
 
 #include <lockstep/replay/verify.h>
 

@@ -41,20 +41,9 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
   replay::Runner runner(sim, config);
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, name + ": cannot build the sim: " + runner.status().message());
-  std::vector<std::unique_ptr<replay::Bot>> bots;
-  if (rec == nullptr)
-    for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, a.bot, p));
-  const std::uint32_t in = sim.input_type().size;
   const std::uint64_t ticks = rec != nullptr ? rec->frame_count() : a.ticks;
-  inspect::SystemSyncResult r = inspect::synctest_by_system(runner, ticks, [&](std::uint64_t t, const World& w, std::span<std::byte> frame) {
-    if (rec != nullptr) {
-      const auto f = rec->frame(t);
-      std::copy(f.begin(), f.end(), frame.begin());
-      replay::Runner::canonical_to_host(sim.input_type(), frame);
-    } else {
-      for (std::uint32_t p = 0; p < config.players; ++p) bots[p]->generate(t, w, frame.subspan(std::size_t{p} * in, in));
-    }
-  });
+  const inspect::SystemSyncResult r = inspect::synctest_by_system(
+      runner, ticks, rec != nullptr ? inspect::recorded_frames(sim, *rec) : inspect::bot_frames(sim, config, a.bot));
   if (!r.status.ok())
     return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
   if (r.ok) {

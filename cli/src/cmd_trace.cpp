@@ -114,8 +114,8 @@ Command add_trace(CLI::App& root) {
             return run_farm("trace", a->replays, a->farm, [a](const std::string& replay) {
               TraceArgs one = *a;
               one.replay = replay;
-              one.out = trace_output_for(replay, a->farm.out_dir);
-              FarmTask t{{"trace", one.replay, "-o", one.out}, [one] { return trace_cmd(one); }};
+              one.out = replay::trace_output_for(replay, a->farm.out_dir);
+              replay::FarmJob t{{"trace", one.replay, "-o", one.out}, [one] { return trace_cmd(one); }};
               if (one.no_components) t.args.push_back("--no-components");
               if (one.recorded) t.args.push_back("--recorded");
               return t;

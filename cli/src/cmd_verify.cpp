@@ -183,7 +183,7 @@ Command add_verify(CLI::App& root) {
               one.allow_partial = a->allow_partial;
               one.per_system = a->per_system;
               if (a->farm.traces_beside) one.trace = (std::filesystem::path(replay).replace_extension(".trace")).generic_string();
-              FarmTask t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
+              replay::FarmJob t{{"verify", one.replay}, [one] { return verify_cmd(one); }};
               if (!one.trace.empty()) t.args.insert(t.args.end(), {"--trace", one.trace});
               if (one.allow_partial) t.args.push_back("--allow-partial");
               if (one.per_system) t.args.push_back("--per-system");

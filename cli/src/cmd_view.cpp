@@ -25,8 +25,7 @@
 namespace lockstep::cli {
 
 namespace {
-constexpr const char* kPageName = "lockstep-viewer.html";
-constexpr const char* kPlaceholder = "@LOCKSTEP_DATA@";
+constexpr const char* kPageName = viewer::kWasmPageName;
 constexpr std::uint64_t kMaxTemplateBytes = 64u << 20;
 
 struct ViewArgs {
@@ -40,56 +39,6 @@ struct ViewArgs {
   std::uint64_t embed_limit_mib = 24;
   bool json = false;
 };
-
-std::string base64(std::span<const std::byte> in) {
-  static const char k[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const std::uint32_t v = std::to_integer<std::uint32_t>(in[i]) << 16 | std::to_integer<std::uint32_t>(in[i + 1]) << 8 |
-                            std::to_integer<std::uint32_t>(in[i + 2]);
-    out += k[v >> 18];
-    out += k[(v >> 12) & 63];
-    out += k[(v >> 6) & 63];
-    out += k[v & 63];
-  }
-  if (i < in.size()) {
-    std::uint32_t v = std::to_integer<std::uint32_t>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= std::to_integer<std::uint32_t>(in[i + 1]) << 8;
-    out += k[v >> 18];
-    out += k[(v >> 12) & 63];
-    out += i + 1 < in.size() ? k[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// JSON string for inline <script> content: '<' escaped so "</script" cannot appear.
-std::string script_json_string(std::string_view s) {
-  std::string o = "\"";
-  for (char c : json_escape(s)) {
-    if (c == '<')
-      o += "\\u003c";
-    else
-      o += c;
-  }
-  return o + "\"";
-}
-
-// Where the page template may be, in search order (docs/viewer.md).
-std::vector<std::string> page_candidates(const std::string& explicit_path) {
-  if (!explicit_path.empty()) return {explicit_path};
-  std::vector<std::string> c;
-  if (const char* env = std::getenv("LOCKSTEP_VIEWER_PAGE"); env != nullptr && *env != '\0') c.emplace_back(env);
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    c.push_back((self.parent_path() / kPageName).string());
-    c.push_back((self.parent_path().parent_path() / "share" / "lockstep" / kPageName).string());
-  }
-  return c;
-}
 
 // The file, read and checked here exactly as the page will read it, so a bad file fails now
 // with its offset instead of in the browser.
@@ -111,15 +60,8 @@ int write_page(const ViewArgs& a, const std::string& page, const std::string& wh
 
 // The page template of the wasm viewer (--wasm, --viewer, LOCKSTEP_VIEWER_PAGE).
 int view_wasm(const ViewArgs& a) {
-  std::string template_path;
-  const std::vector<std::string> candidates = page_candidates(a.page);
-  for (const std::string& p : candidates) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(p, ec)) {
-      template_path = p;
-      break;
-    }
-  }
+  std::vector<std::string> candidates;
+  const std::string template_path = viewer::find_wasm_page_template(a.page, candidates);
   if (template_path.empty()) {
     std::string looked;
     for (const std::string& p : candidates) looked += "\n  " + p;
@@ -134,17 +76,15 @@ int view_wasm(const ViewArgs& a) {
   if (const FileStatus st = inspect::read_file_bytes(template_path, page_bytes, kMaxTemplateBytes); !st.ok())
     return report_error(a.json, kExitBadInput, "view: " + st.message);
   std::string page(reinterpret_cast<const char*>(page_bytes.data()), page_bytes.size());
-  const std::size_t at = page.find(kPlaceholder);
-  if (at == std::string::npos || page.find(kPlaceholder, at + 1) != std::string::npos)
-    return report_error(a.json, kExitBadInput,
-                        "view: " + template_path + ": not a viewer page template (expected exactly one " + kPlaceholder + ")");
+  if (!viewer::is_wasm_page_template(page))
+    return report_error(a.json, kExitBadInput, "view: " + template_path + ": not a viewer page template (expected exactly one " +
+                                                   viewer::kWasmPagePlaceholder + ")");
   std::vector<std::byte> bytes;
   viewer::Session session;
   std::string answer;
   if (int rc = load_file(a, bytes, session, answer); rc != kExitOk) return rc;
   const std::string name = std::filesystem::path(a.file).filename().string();
-  const std::string data = "{\"name\":" + script_json_string(name) + ",\"bytes\":\"" + base64(bytes) + "\"}";
-  page.replace(at, std::string_view(kPlaceholder).size(), data);
+  page = viewer::fill_wasm_page(std::move(page), name, bytes);
   if (int rc = write_page(a, page, name + " embedded, wasm page"); rc != kExitOk) return rc;
   if (a.json) {
     Json j;

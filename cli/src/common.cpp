@@ -141,15 +141,6 @@ void print_warnings(const std::vector<std::string>& warnings) {
 
 std::string hex(std::uint64_t v) { return to_hex(v); }
 
-std::string describe_sims() {
-  std::string s;
-  for (const replay::Sim* sim : replay::registered_sims()) {
-    if (!s.empty()) s += ", ";
-    s += sim->name();
-  }
-  return s.empty() ? std::string("(none built in)") : s;
-}
-
 bool stderr_is_tty() noexcept {
 #ifdef LOCKSTEP_CLI_HAVE_ISATTY
   return ::isatty(2) != 0;
@@ -170,27 +161,19 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 // ---- replays ---------------------------------------------------------------------------
 
 int load_replay(const std::string& path, bool json, Loaded& out) {
-  replay::ReplayStatus st;
+  replay::OpenFailure why;
+  bool opened = false;
   if (path.empty() || path == kEmbedded) {
     out.name = std::string(tool().default_replay_name);
     if (tool().default_replay.empty())
-      return report_error(json, kExitBadInput,
-                          std::string(tool().name) + " has no default replay: give a replay file");
-    st = replay::decode_replay(tool().default_replay, out.replay, out.name);
+      return report_error(json, kExitBadInput, std::string(tool().name) + " has no default replay: give a replay file");
+    opened = replay::open_replay(tool().default_replay, out.name, out, why);
   } else {
-    out.name = path;
-    st = replay::read_replay_file(path, out.replay);
+    opened = replay::open_replay(path, out, why);
   }
-  if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
-  print_warnings(out.replay.warnings);
-  out.sim = replay::find_sim_including_hidden(out.replay.header.sim_name);
-  if (out.sim == nullptr)
-    return report_error(json, kExitBadInput,
-                        out.name + ": recorded with sim '" + out.replay.header.sim_name +
-                            "', which this build does not have (known: " + describe_sims() + ")");
-  st = replay::check_replay_sim(out.replay, *out.sim, out.name);
-  if (!st.ok()) return report_error(json, kExitBadInput, st.message, &st);
-  return kExitOk;
+  if (out.decoded) print_warnings(out.replay.warnings);
+  if (opened) return kExitOk;
+  return report_error(json, kExitBadInput, why.message, why.file ? &*why.file : nullptr);
 }
 
 namespace {

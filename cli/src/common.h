@@ -5,6 +5,7 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/timing_trace.h>
+#include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
@@ -77,7 +78,7 @@ std::string json_escape(std::string_view s);
 int report_error(bool json, int code, const std::string& message, const replay::ReplayStatus* st = nullptr);
 void print_warnings(const std::vector<std::string>& warnings);
 std::string hex(std::uint64_t v);
-std::string describe_sims();  // "skirmish, duel"
+inline std::string describe_sims() { return replay::describe_registered_sims(); }  // "skirmish, duel"
 bool stderr_is_tty() noexcept;
 
 // ---- output (output.cpp) -----------------------------------------------------------------
@@ -97,13 +98,9 @@ int finish_stdout(int rc);
 // ---- replays ----------------------------------------------------------------------------
 inline constexpr const char* kEmbedded = "<embedded>";
 
-struct Loaded {
-  std::string name;
-  replay::Replay replay;
-  const replay::Sim* sim = nullptr;
-};
-// Reads a replay (path or kEmbedded), resolves and checks its sim. On failure prints the
-// error and returns kExitBadInput.
+using Loaded = replay::OpenedReplay;
+// Opens a replay (path or kEmbedded) with its sim (replay/open_replay.h). On failure prints
+// the error and returns kExitBadInput.
 int load_replay(const std::string& path, bool json, Loaded& out);
 
 // kExitOk when `loaded` is complete, `allow_partial` is set or its name ends in ".partial";
@@ -122,11 +119,16 @@ int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, T
 
 using inspect::Percentiles;  // inspect/timing_trace.h
 using inspect::percentiles;
+using inspect::TimingTrace;
+
+// The per-slice table of `bench` (stdout) and its JSON form (an array "slices") (output.cpp).
+void print_slice_table(const TimingTrace& trace);
+void add_slice_json(Json& j, const TimingTrace& trace);
+// The --trace-out of bench/run/netsim: written at the end (the destination was checked
+// early). Returns an exit code (0 ok, 2 with the reason printed).
+int write_timing_trace(const TimingTrace& trace, const std::string& path, bool json);
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
-
-// ---- heap allocation counter (alloc_counter.cpp replaces global operator new) -----------
-std::uint64_t heap_allocations() noexcept;
 
 // The tool being run (set once by lockstep::cli::main): its name and default replay.
 const ToolInfo& tool() noexcept;

@@ -1,10 +1,8 @@
 #pragma once
-// Shared by `lockstep dump` and `lockstep diff`: a state named on the command line — a
-// snapshot file, a desync bundle (one of its sides), or a replay at --tick (replayed
-// through the runner from its nearest checkpoint).
-#include <lockstep/inspect/bundle.h>
+// Shared by `lockstep dump`, `diff` and `query`: a state named on the command line
+// (inspect/state_source.h), with the tool's embedded default replay, errors printed.
 #include <lockstep/inspect/diff.h>
-#include <lockstep/inspect/state.h>
+#include <lockstep/inspect/state_source.h>
 
 #include <cstdint>
 #include <optional>
@@ -12,12 +10,7 @@
 
 namespace lockstep::cli {
 
-struct StateSource {
-  std::string label;                 // "FILE", "FILE@tick 300", "FILE side peer 1"
-  inspect::State state;
-  bool is_bundle = false;
-  inspect::Bundle bundle;            // when is_bundle
-};
+using inspect::StateSource;
 
 // Loads `path`. `tick`: replays only (default: the last tick). `side`: bundles only (0/1).
 // On bad input prints the error (with --json also to stdout) and returns kExitBadInput.

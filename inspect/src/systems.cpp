@@ -1,9 +1,11 @@
 // Per-system localisation (systems.h).
 #include <lockstep/inspect/systems.h>
 #include <lockstep/snapshot.h>
+#include <lockstep/replay/replay_file.h>
 #include <lockstep/world.h>
 
 #include <algorithm>
+#include <memory>
 
 namespace lockstep::inspect {
 
@@ -125,6 +127,26 @@ std::string describe(const SystemSyncResult& r) {
     o += ", hashes differ but no field does";
   }
   return o;
+}
+
+FrameFn recorded_frames(const replay::Sim& sim, const replay::Replay& recording) {
+  const TypeDescriptor* input = &sim.input_type();
+  const replay::Replay* rec = &recording;
+  return [input, rec](std::uint64_t t, const World&, std::span<std::byte> frame) {
+    const auto f = rec->frame(t);
+    std::copy(f.begin(), f.end(), frame.begin());
+    replay::Runner::canonical_to_host(*input, frame);
+  };
+}
+
+FrameFn bot_frames(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed) {
+  // Shared: std::function copies its target, and the bots carry state from tick to tick.
+  auto bots = std::make_shared<std::vector<std::unique_ptr<replay::Bot>>>();
+  for (std::uint32_t p = 0; p < config.players; ++p) bots->push_back(sim.make_bot(config, bot_seed, p));
+  const std::uint32_t in = sim.input_type().size;
+  return [bots, in](std::uint64_t t, const World& w, std::span<std::byte> frame) {
+    for (std::size_t p = 0; p < bots->size(); ++p) (*bots)[p]->generate(t, w, frame.subspan(p * in, in));
+  };
 }
 
 }  // namespace lockstep::inspect

@@ -69,13 +69,7 @@ namespace {
   replay::Runner runner(sim, config);
   std::string msg = "DESYNC " + name + " at tick " + std::to_string(r.tick) + " (check distance " +
                     std::to_string(distance) + "): " + describe_hash_diff(r.first, r.again, runner.world().storage()) + "\n";
-  std::vector<std::unique_ptr<replay::Bot>> bots;
-  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, bot_seed, p));
-  const std::uint32_t in = sim.input_type().size;
-  const inspect::SystemSyncResult s =
-      inspect::synctest_by_system(runner, ticks, [&](std::uint64_t t, const World& w, std::span<std::byte> frame) {
-        for (std::uint32_t p = 0; p < config.players; ++p) bots[p]->generate(t, w, frame.subspan(std::size_t{p} * in, in));
-      });
+  const inspect::SystemSyncResult s = inspect::synctest_by_system(runner, ticks, inspect::bot_frames(sim, config, bot_seed));
   if (s.status.ok() && !s.ok)
     msg += "DESYNC " + inspect::describe(s) + "\n" + inspect::format_text(s.diff, "first", "again");
   else

@@ -2,8 +2,13 @@
 // precomputed frames or pointed at the HTTP API.
 #include <lockstep/viewer/page.h>
 
+#include <lockstep/inspect/dump.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace lockstep::viewer {
@@ -147,6 +152,67 @@ bool embed_frames(Session& session, std::string_view load_answer, const EmbedLim
                     ",\"frames\":" + frames + ",\"details\":" + details + "}";
     return true;
   }
+}
+
+namespace {
+
+std::string base64(std::span<const std::byte> in) {
+  static const char k[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const std::uint32_t v = std::to_integer<std::uint32_t>(in[i]) << 16 | std::to_integer<std::uint32_t>(in[i + 1]) << 8 |
+                            std::to_integer<std::uint32_t>(in[i + 2]);
+    out += k[v >> 18];
+    out += k[(v >> 12) & 63];
+    out += k[(v >> 6) & 63];
+    out += k[v & 63];
+  }
+  if (i < in.size()) {
+    std::uint32_t v = std::to_integer<std::uint32_t>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= std::to_integer<std::uint32_t>(in[i + 1]) << 8;
+    out += k[v >> 18];
+    out += k[(v >> 12) & 63];
+    out += i + 1 < in.size() ? k[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string find_wasm_page_template(const std::string& explicit_path, std::vector<std::string>& looked) {
+  looked.clear();
+  if (!explicit_path.empty()) {
+    looked.push_back(explicit_path);
+  } else {
+    if (const char* env = std::getenv("LOCKSTEP_VIEWER_PAGE"); env != nullptr && *env != '\0') looked.emplace_back(env);
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      looked.push_back((self.parent_path() / kWasmPageName).string());
+      looked.push_back((self.parent_path().parent_path() / "share" / "lockstep" / kWasmPageName).string());
+    }
+  }
+  for (const std::string& p : looked) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec)) return p;
+  }
+  return {};
+}
+
+bool is_wasm_page_template(std::string_view page) {
+  const std::size_t at = page.find(kWasmPagePlaceholder);
+  return at != std::string_view::npos && page.find(kWasmPagePlaceholder, at + 1) == std::string_view::npos;
+}
+
+std::string fill_wasm_page(std::string page_template, std::string_view file_name, std::span<const std::byte> bytes) {
+  std::string name;
+  inspect::append_json_string(name, file_name);
+  const std::string data = "{\"name\":" + script_safe(name) + ",\"bytes\":\"" + base64(bytes) + "\"}";
+  replace_once(page_template, kWasmPagePlaceholder, data);
+  return page_template;
 }
 
 }  // namespace lockstep::viewer

@@ -4,6 +4,7 @@
 // calls lockstep::cli::main; the stock `lockstep` binary is built exactly this way from the
 // fixtures (lockstep_add_tool in cli/CMakeLists.txt; docs/embedding.md).
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -17,6 +18,9 @@ struct ToolInfo {
   std::span<const std::byte> default_replay{};
   // How the default replay is named in messages, e.g. "<embedded>/skirmish.replay".
   std::string_view default_replay_name = "<embedded>";
+  // Counts the process's heap allocations so far (lockstep::alloc_counter, linked by
+  // lockstep_add_tool); null: `bench` says allocations were not counted.
+  std::uint64_t (*heap_allocations)() noexcept = nullptr;
 };
 
 // Parses argv and runs one subcommand. Returns the process exit code: 0 ok, 1 mismatch or

@@ -7,6 +7,7 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/state.h>
+#include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/status.h>
 
@@ -30,6 +31,11 @@ bool step_by_stage(replay::Runner& runner, std::span<const std::byte> inputs,
                    const std::function<bool(std::uint32_t stage, const World& world)>& after, Status* status = nullptr);
 
 using FrameFn = std::function<void(std::uint64_t tick, const World& world, std::span<std::byte> frame)>;
+
+// The frames of a recording (host byte order), tick by tick; `recording` must outlive the result.
+FrameFn recorded_frames(const replay::Sim& sim, const replay::Replay& recording);
+// The frames the sim's bots generate for `config.players` players from `bot_seed`.
+FrameFn bot_frames(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed);
 
 struct SystemSyncResult {
   Status status;              // setup or sim failure (bad input), not a divergence

@@ -8,6 +8,8 @@
 #include <lockstep/status.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace lockstep::replay {
 
@@ -15,5 +17,24 @@ namespace lockstep::replay {
 // the sim refused, a checkpoint that cannot be encoded.
 Status record_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
                    std::uint32_t checkpoint_every, Replay& out);
+
+struct RecordOptions {
+  std::uint32_t flags = kReplayHasHashes | kReplayHasComponentHashes;
+  std::uint32_t block_ticks = kDefaultBlockTicks;
+  std::uint32_t checkpoint_every = 0;  // 0: no checkpoints
+};
+
+struct RecordFailure {
+  std::string message;               // complete, e.g. "tick 12: the sim rejected the step: ..."
+  std::optional<ReplayStatus> file;  // the file layer's status, when writing failed there
+};
+
+// `lockstep record`: the bots' match written to `path` — the binary form streamed as
+// PATH.partial and renamed at the end (a killed recording leaves a .partial loadable up to its
+// last complete block), or the JSON form for a path ending in ".json". `final_hash`: the state
+// after the last tick.
+bool record_bots_to_file(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
+                         const RecordOptions& options, const std::string& path, StateHash& final_hash,
+                         RecordFailure& why);
 
 }  // namespace lockstep::replay

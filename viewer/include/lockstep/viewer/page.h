@@ -6,9 +6,12 @@
 // the embedded data or the HTTP API through one interface (viewer/web/app.js: backends).
 #include <lockstep/viewer/session.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lockstep::viewer {
 
@@ -45,5 +48,20 @@ struct Embedded {
 // of the first and last tick exceed the limit.
 bool embed_frames(Session& session, std::string_view load_answer, const EmbedLimits& limits, Embedded& out,
                   std::string& error);
+
+// ---- the emscripten page (the browser re-simulates the file) --------------------------------
+// Built only with -DLOCKSTEP_VIEWER=ON; a template holding kWasmPagePlaceholder exactly once,
+// replaced by {"name":...,"bytes":"<base64>"}.
+inline constexpr const char* kWasmPageName = "lockstep-viewer.html";
+inline constexpr const char* kWasmPagePlaceholder = "@LOCKSTEP_DATA@";
+
+// The first regular file of: `explicit_path` alone when given; else $LOCKSTEP_VIEWER_PAGE,
+// kWasmPageName beside the running executable, then in ../share/lockstep/ from it. Empty when
+// none exists; `looked` lists where it looked, in order.
+std::string find_wasm_page_template(const std::string& explicit_path, std::vector<std::string>& looked);
+// Whether `page` holds the placeholder exactly once.
+bool is_wasm_page_template(std::string_view page);
+// The template with the file inside (is_wasm_page_template(page_template) must hold).
+std::string fill_wasm_page(std::string page_template, std::string_view file_name, std::span<const std::byte> bytes);
 
 }  // namespace lockstep::viewer

@@ -1,6 +1,5 @@
-// Replaces the global allocation functions of the `lockstep` binary with counting ones, so
-// `lockstep bench` can report heap allocations during ticks (it must print 0).
-#include "common.h"
+// The counting global allocation functions (alloc_counter.h).
+#include <lockstep/alloc_counter/alloc_counter.h>
 
 // GCC flags free() inside the replaced operator delete as mismatched with the operator new it
 // sees in the same file; here both sides are ours and use malloc/free by construction.
@@ -9,6 +8,7 @@
 #endif
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -41,9 +41,9 @@ void free_aligned(void* p) noexcept {
 }
 }  // namespace
 
-namespace lockstep::cli {
+namespace lockstep::alloc_counter {
 std::uint64_t heap_allocations() noexcept { return g_allocations.load(std::memory_order_relaxed); }
-}  // namespace lockstep::cli
+}  // namespace lockstep::alloc_counter
 
 void* operator new(std::size_t n) {
   if (void* p = allocate(n)) return p;

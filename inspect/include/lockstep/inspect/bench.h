@@ -1,0 +1,53 @@
+#pragma once
+// The tick benchmark behind `lockstep bench`, as a library call a game's own benchmark or CI
+// job makes: builds the sim, drives it with its bots, and measures every tick (apply inputs +
+// systems + flush), every state hash (wall and this thread's CPU time), snapshot save/load
+// and, given a counter, the heap allocations inside those regions. Bots generate inputs
+// outside the timed and counted regions. Returns raw figures; the statistics a person reads
+// (percentiles, shares, ticks/s) are the caller's, e.g. with inspect::percentiles.
+// Clock reads live here, in a diagnostics module, never on a simulation path.
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/timing_trace.h>
+#include <lockstep/replay/sim.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lockstep::inspect {
+
+struct BenchOptions {
+  const replay::Sim* sim = nullptr;
+  replay::SimConfig config;
+  std::uint64_t bot_seed = 1;
+  std::uint64_t warmup = 10;  // ticks run first, neither timed nor counted
+  std::uint64_t ticks = 1000;  // measured ticks
+  std::uint32_t snapshot_iters = 50;
+  // The process's heap allocation count (e.g. lockstep::alloc_counter::heap_allocations);
+  // null: allocations are not counted (reported as 0).
+  std::uint64_t (*heap_allocations)() noexcept = nullptr;
+  std::string trace_name = "bench";  // the timing trace's process name
+};
+
+struct BenchFigures {
+  std::string error;  // non-empty: the sim could not be built or rejected a step; nothing else is set
+  std::uint64_t build_ns = 0;  // building the world
+  std::uint64_t run_ns = 0;    // the warm-up and the measured ticks, bots included
+  // Per measured tick (wall / this thread's CPU time), and per snapshot iteration.
+  std::vector<std::uint64_t> tick_ns, hash_ns, tick_cpu_ns, hash_cpu_ns, save_ns, load_ns;
+  std::uint64_t allocations_during_ticks = 0;
+  std::uint64_t allocations_during_snapshots = 0;
+  std::uint32_t entities = 0;    // in the final state
+  std::size_t snapshot_bytes = 0;
+  bool snapshot_load_ok = true;  // every load of the saved snapshot succeeded
+  StateHash final_hash{};
+  // Every slice of every measured tick and of the snapshot iterations (reserved up front, so
+  // recording adds no heap allocation to the measured regions): lane 0, "sim".
+  std::unique_ptr<TimingTrace> trace;
+};
+
+BenchFigures run_bench(const BenchOptions& options);
+
+}  // namespace lockstep::inspect

@@ -1,0 +1,128 @@
+// The tick benchmark (bench.h).
+#include <lockstep/inspect/bench.h>
+
+#include <lockstep/replay/runner.h>
+
+#include <chrono>
+#include <ctime>
+#include <span>
+
+namespace lockstep::inspect {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+// CPU time of the calling thread: unlike wall time it excludes time the scheduler gave to
+// other processes (the machine may be shared), so it is the steadier figure.
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+class Counter {
+ public:
+  explicit Counter(std::uint64_t (*count)() noexcept) : count_(count) {}
+  std::uint64_t now() const noexcept { return count_ != nullptr ? count_() : 0; }
+
+ private:
+  std::uint64_t (*count_)() noexcept;
+};
+
+// The warm-up and measured ticks. False (with f.error) when the sim rejects a step.
+bool measure_ticks(const BenchOptions& o, replay::Runner& runner, replay::TickProbe& probe, BenchFigures& f) {
+  const replay::Sim& sim = *o.sim;
+  std::vector<std::unique_ptr<replay::Bot>> bots;
+  for (std::uint32_t p = 0; p < o.config.players; ++p) bots.push_back(sim.make_bot(o.config, o.bot_seed, p));
+  const std::uint32_t in_size = sim.input_type().size;
+  std::vector<std::byte> frame(runner.frame_bytes());
+  for (auto* v : {&f.tick_ns, &f.hash_ns, &f.tick_cpu_ns, &f.hash_cpu_ns}) v->reserve(o.ticks);
+  const Counter heap(o.heap_allocations);
+  const std::uint64_t total_ticks = o.warmup + o.ticks;
+  runner.set_probe(&probe);
+  const auto run_start = Clock::now();
+  for (std::uint64_t t = 0; t < total_ticks; ++t) {
+    if (t == o.warmup) f.trace->clear();
+    for (std::uint32_t p = 0; p < o.config.players; ++p)
+      bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
+    const std::uint64_t before = heap.now();
+    const std::uint64_t c0 = thread_cpu_ns();
+    const auto t0 = Clock::now();
+    const Status s = runner.advance(frame);
+    const auto t1 = Clock::now();
+    const std::uint64_t c1 = thread_cpu_ns();
+    runner.rehash();
+    const auto t2 = Clock::now();
+    const std::uint64_t c2 = thread_cpu_ns();
+    const std::uint64_t after = heap.now();
+    if (!s.ok()) {
+      f.error = "tick " + std::to_string(t) + ": the sim rejected the step: " + s.message();
+      return false;
+    }
+    if (t < o.warmup) continue;
+    f.allocations_during_ticks += after - before;
+    f.tick_ns.push_back(ns_between(t0, t1));
+    f.hash_ns.push_back(ns_between(t1, t2));
+    f.tick_cpu_ns.push_back(c1 - c0);
+    f.hash_cpu_ns.push_back(c2 - c1);
+  }
+  f.run_ns = ns_between(run_start, Clock::now());
+  return true;
+}
+
+// Save / load of the final state, `snapshot_iters` times.
+void measure_snapshots(const BenchOptions& o, replay::Runner& runner, replay::TickProbe& probe, BenchFigures& f) {
+  Snapshot snap(runner.world());
+  f.save_ns.reserve(o.snapshot_iters);
+  f.load_ns.reserve(o.snapshot_iters);
+  const Counter heap(o.heap_allocations);
+  for (std::uint32_t i = 0; i < o.snapshot_iters; ++i) {
+    const std::uint64_t before = heap.now();
+    const auto t0 = Clock::now();
+    {
+      const replay::ProbeScope slice(&probe, replay::Slice::Snapshot, runner.tick(), "snapshot save");
+      runner.world().save(snap);
+    }
+    const auto t1 = Clock::now();
+    {
+      const replay::ProbeScope slice(&probe, replay::Slice::Restore, runner.tick(), "snapshot load");
+      f.snapshot_load_ok = runner.world().load(snap).ok() && f.snapshot_load_ok;
+    }
+    const auto t2 = Clock::now();
+    f.allocations_during_snapshots += heap.now() - before;
+    f.save_ns.push_back(ns_between(t0, t1));
+    f.load_ns.push_back(ns_between(t1, t2));
+  }
+  f.snapshot_bytes = snap.live_bytes();
+}
+
+}  // namespace
+
+BenchFigures run_bench(const BenchOptions& o) {
+  BenchFigures f;
+  if (o.sim == nullptr) {
+    f.error = "no sim given";
+    return f;
+  }
+  const auto build_start = Clock::now();
+  replay::Runner runner(*o.sim, o.config);
+  if (!runner.status().ok()) {
+    f.error = "cannot build sim '" + std::string(o.sim->name()) + "': " + runner.status().message();
+    return f;
+  }
+  f.build_ns = ns_between(build_start, Clock::now());
+  const std::uint64_t total_ticks = o.warmup + o.ticks;
+  f.trace = std::make_unique<TimingTrace>(
+      o.trace_name, (total_ticks + 1) * (runner.systems().systems().size() + 3) + 2 * o.snapshot_iters);
+  replay::TickProbe& probe = f.trace->lane(0, "sim");
+  if (!measure_ticks(o, runner, probe, f)) return f;
+  measure_snapshots(o, runner, probe, f);
+  f.entities = runner.world().entityCount();
+  f.final_hash = runner.hash();
+  return f;
+}
+
+}  // namespace lockstep::inspect
