@@ -12,11 +12,13 @@
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/inspect/state.h>
+#include <lockstep/io/snapshot_codec.h>
 #include <lockstep/observers.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/rollback/synctest.h>
 #include <lockstep/system_access.h>
 #include <lockstep/view.h>
+#include <lockstep/view_state.h>
 
 #include <gtest/gtest.h>
 
@@ -241,23 +243,19 @@ TEST(ViewSim, SynctestAtDistance8Passes) {
   }
 }
 
-// Tools that open a recording at a tick (dump, query, diff, the viewer: inspect::advance_to)
-// step a sim with views from tick 0 instead of loading a checkpoint: snapshot files carry no
-// view state, and a view reset by a load would make this sim continue differently.
-TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
-  const ViewSim sim;
-  const SimConfig config = two_players();
-  Runner a(sim, config);
-  ASSERT_TRUE(a.status().ok()) << a.status().message();
+namespace {
+
+// A recording of the sim with a checkpoint (encode_snapshot of the live world) every 40 ticks;
+// `a` ends as the uninterrupted run at `ticks`.
+lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, std::uint64_t ticks) {
   lockstep::replay::Replay r;
-  r.header = lockstep::replay::make_header(sim, config, a.world().storage(), 0);
+  r.header = lockstep::replay::make_header(sim, two_players(), a.world().storage(), 0);
   std::vector<std::byte> frame(a.frame_bytes());
-  std::unique_ptr<Bot> p0 = sim.make_bot(config, 5, 0), p1 = sim.make_bot(config, 5, 1);
-  const std::uint64_t ticks = 120;
+  std::unique_ptr<Bot> p0 = sim.make_bot(two_players(), 5, 0), p1 = sim.make_bot(two_players(), 5, 1);
   for (std::uint64_t t = 0; t < ticks; ++t) {
     if (t == 40 || t == 80) {
       lockstep::replay::Checkpoint cp{t, {}};
-      ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), cp.snapshot).ok());
+      EXPECT_TRUE(lockstep::encode_snapshot(a.world().storage(), cp.snapshot).ok());
       r.checkpoints.push_back(std::move(cp));
     }
     p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
@@ -265,26 +263,127 @@ TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
     std::vector<std::byte> canonical = frame;
     Runner::host_to_canonical(sim.input_type(), canonical);
     r.inputs.insert(r.inputs.end(), canonical.begin(), canonical.end());
-    ASSERT_TRUE(a.step(frame).ok()) << "tick " << t;
+    EXPECT_TRUE(a.step(frame).ok()) << "tick " << t;
   }
-  lockstep::inspect::State at;
-  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "views.replay").ok());
-  const lockstep::inspect::StateDiff d = lockstep::inspect::diff(lockstep::inspect::capture(a.world().storage()), at);
-  EXPECT_TRUE(d.equal()) << d.total << " differences";
-  // What the checkpoint path gives (a load resets the views): a different state, so the
-  // guard above is needed — the proof that this test can fail.
-  Runner b(sim, config);
-  ASSERT_TRUE(b.status().ok());
+  return r;
+}
+
+// Loads `snapshot` into a fresh runner and steps the recording's frames from `from` to `to`.
+lockstep::inspect::State resume(const ViewSim& sim, const lockstep::replay::Replay& r, std::span<const std::byte> snapshot,
+                                std::uint64_t from, std::uint64_t to) {
+  Runner b(sim, two_players());
+  EXPECT_TRUE(b.status().ok());
   Snapshot scratch(b.world());
-  ASSERT_TRUE(lockstep::load_snapshot_bytes(r.checkpoints[1].snapshot, b.world(), scratch, "checkpoint").ok());
+  const FileStatus st = lockstep::load_snapshot_bytes(snapshot, b.world(), scratch, "checkpoint");
+  EXPECT_TRUE(st.ok()) << st.message;
   (void)b.rehash();
-  for (std::uint64_t t = 80; t < ticks; ++t) {
+  std::vector<std::byte> frame(b.frame_bytes());
+  for (std::uint64_t t = from; t < to; ++t) {
     const auto f = r.frame(t);
     std::copy(f.begin(), f.end(), frame.begin());
     Runner::canonical_to_host(sim.input_type(), frame);
-    ASSERT_TRUE(b.step(frame).ok());
+    EXPECT_TRUE(b.step(frame).ok());
   }
-  EXPECT_FALSE(lockstep::inspect::diff(lockstep::inspect::capture(a.world().storage()),
-                                       lockstep::inspect::capture(b.world().storage()))
-                   .equal());
+  return lockstep::inspect::capture(b.world().storage());
+}
+
+// The same snapshot as a format-1 file (no view section), as an older build wrote it.
+std::vector<std::byte> without_views(std::span<const std::byte> snapshot) {
+  lockstep::io::SnapshotImage img;
+  EXPECT_TRUE(lockstep::io::decode_snapshot_image(snapshot, img).ok());
+  img.has_views = false;
+  img.views.clear();
+  std::vector<std::byte> out;
+  lockstep::io::encode_snapshot_image(img, out);
+  return out;
+}
+
+}  // namespace
+
+// Checkpoints of a sim with views carry the view state (format 2), so a tool that opens a
+// recording at a tick (dump, query, diff, the viewer: inspect::advance_to) resumes from the
+// nearest checkpoint and gets exactly the uninterrupted state.
+TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  ASSERT_TRUE(a.status().ok()) << a.status().message();
+  const std::uint64_t ticks = 120;
+  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks);
+  ASSERT_EQ(r.checkpoints.size(), 2u);
+  EXPECT_EQ(lockstep::io::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersionViews);
+  const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
+  lockstep::inspect::State at;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "views.replay").ok());
+  lockstep::inspect::StateDiff d = lockstep::inspect::diff(want, at);
+  EXPECT_TRUE(d.equal()) << d.total << " differences";
+  // The checkpoint at 80 is what was used: with other (valid) inputs before it, a run from
+  // tick 0 would end elsewhere, but the state at 120 is unchanged.
+  lockstep::replay::Replay altered = r;
+  for (std::uint64_t t = 0; t < 80; ++t) {
+    const std::size_t at_byte = static_cast<std::size_t>(t * altered.header.frame_bytes());
+    altered.inputs[at_byte] = static_cast<std::byte>((std::to_integer<unsigned>(altered.inputs[at_byte]) + 3) % 7);
+  }
+  lockstep::inspect::State from_zero_differs;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, altered, 79, from_zero_differs, "altered.replay").ok());
+  Runner a79(sim, two_players());
+  ASSERT_TRUE(lockstep::inspect::advance_to(a79, r, 79, "views.replay").ok());
+  EXPECT_FALSE(lockstep::inspect::diff(lockstep::inspect::capture(a79.world().storage()), from_zero_differs).equal());
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, altered, ticks, at, "altered.replay").ok());
+  d = lockstep::inspect::diff(want, at);
+  EXPECT_TRUE(d.equal()) << d.total << " differences";
+  // Loading the checkpoint directly and stepping agrees too.
+  EXPECT_TRUE(lockstep::inspect::diff(want, resume(sim, r, r.checkpoints[1].snapshot, 80, ticks)).equal());
+}
+
+// A format-1 checkpoint (an older recorder's) still loads and resets the views, as before:
+// the sim then continues differently — which is why tools skip such checkpoints for a sim
+// with views (and the proof that the agreement above can fail).
+TEST(ViewSim, AFormat1CheckpointLoadsResetsTheViewsAndIsSkippedBySeeking) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  const std::uint64_t ticks = 120;
+  lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks);
+  const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
+  const std::vector<std::byte> old = without_views(r.checkpoints[1].snapshot);
+  EXPECT_EQ(lockstep::io::snapshot_file_version(old), lockstep::kSnapshotFileVersion);
+  EXPECT_FALSE(lockstep::inspect::diff(want, resume(sim, r, old, 80, ticks)).equal());
+  for (lockstep::replay::Checkpoint& cp : r.checkpoints) cp.snapshot = without_views(cp.snapshot);
+  lockstep::inspect::State at;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "old.replay").ok());
+  EXPECT_TRUE(lockstep::inspect::diff(want, at).equal());
+}
+
+// The view section round-trips through both sides of the one codec, and a world without
+// the file's views refuses it (the views would not be its own).
+TEST(ViewSim, TheViewSectionRoundTripsAndAWorldWithoutViewsRefusesIt) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, 60);
+  std::vector<std::byte> file;
+  ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), file).ok());
+  std::vector<std::byte> views;
+  ASSERT_TRUE(lockstep::encodeViewState(a.world().storage(), views).ok());
+  ASSERT_FALSE(views.empty());
+  lockstep::inspect::State s;
+  ASSERT_TRUE(lockstep::inspect::decode_state(file, s, "v.lssnap").ok());
+  EXPECT_TRUE(s.has_views);
+  EXPECT_EQ(s.views, views);
+  EXPECT_EQ(lockstep::inspect::encode_state(s), file);
+  // A saved Snapshot writes the same bytes as the live world it was saved from.
+  Snapshot saved(a.world());
+  a.world().save(saved);
+  std::vector<std::byte> from_snapshot;
+  ASSERT_TRUE(lockstep::encode_snapshot(saved.view(), from_snapshot).ok());
+  EXPECT_EQ(from_snapshot, file);
+  // Same components, no views registered.
+  World plain(sim.world_config(two_players()));
+  ASSERT_TRUE(plain.registerComponent<VUnit>().ok());
+  ASSERT_TRUE(plain.registerComponent<VScar>().ok());
+  ASSERT_TRUE(plain.registerResource<VFrame>(VFrame{}).ok());
+  ASSERT_TRUE(plain.registerResource<VTally>(VTally{}).ok());
+  Snapshot scratch(plain);
+  const FileStatus st = lockstep::load_snapshot_bytes(file, plain, scratch, "v.lssnap");
+  EXPECT_EQ(st.code, ErrorCode::Mismatch) << st.message;
+  EXPECT_EQ(st.message, "v.lssnap: Snapshot::assign rejected the file's state: Mismatch: snapshot: the file's views differ from the world's");
+  EXPECT_EQ(plain.tick(), 0u);
 }

@@ -480,8 +480,8 @@ const std::string& Session::error() const noexcept { return impl_->error; }
 std::string Session::index(std::uint64_t max_bytes) {
   Impl& m = *impl_;
   if (m.kind != Impl::Kind::Replay) return "";
-  // A sim with views cannot start from a snapshot (advance_to steps it from where it is).
-  if (viewCount(m.runner->world()) != 0) return "";
+  // A sim with views is indexed too: encode_snapshot carries its view state (format 2), so
+  // advance_to resumes it from these checkpoints exactly.
   const std::uint64_t last = m.rec.frame_count();
   m.runner = std::make_unique<replay::Runner>(*m.sim, m.rec.header.config);
   if (!m.runner->status().ok()) return m.name + ": cannot build the sim: " + m.runner->status().message();
