@@ -99,10 +99,9 @@ int snapshot_info(const InfoArgs& a) {
   for (const inspect::Type& t : s.resources) resources.push_back(t.name);
   std::uint64_t archetypes_in_use = 0;
   for (const inspect::Archetype& at : s.archetypes) archetypes_in_use += at.slots.empty() ? 0 : 1;
-  const std::uint32_t version = s.has_views ? kSnapshotFileVersionViews : kSnapshotFileVersion;
   if (a.json) {
     Json j;
-    j.begin().field("ok", true).field("snapshot", a.replay).field("format_version", std::uint64_t{version})
+    j.begin().field("ok", true).field("snapshot", a.replay).field("format_version", std::uint64_t{kSnapshotFileVersion})
         .field("tick", s.tick).field("entities", s.live_entities()).field("slots", std::uint64_t{s.slot_count()})
         .field("archetypes", std::uint64_t{s.archetypes.size()}).field("archetypes_in_use", archetypes_in_use);
     j.begin_array("components");
@@ -113,7 +112,7 @@ int snapshot_info(const InfoArgs& a) {
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
-  std::printf("snapshot      %s (format v%u)\n", a.replay.c_str(), version);
+  std::printf("snapshot      %s (format v%u)\n", a.replay.c_str(), kSnapshotFileVersion);
   std::printf("tick          %llu\n", static_cast<unsigned long long>(s.tick));
   std::printf("entities      %llu live (%u slots)\n", static_cast<unsigned long long>(s.live_entities()), s.slot_count());
   std::printf("archetypes    %zu (%llu holding entities)\n", s.archetypes.size(),

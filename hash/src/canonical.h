@@ -1,5 +1,6 @@
 #pragma once
-// The byte order helpers moved to <lockstep/io/byte_order.h>; hash/src keeps its short names.
+// The byte order helpers live in io/ (<lockstep/io/byte_order.h>), shared with the snapshot
+// codec; hash/src keeps its short names.
 #include <lockstep/io/byte_order.h>
 
 namespace lockstep::hash_detail {

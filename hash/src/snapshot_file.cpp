@@ -1,10 +1,12 @@
 // Snapshot files into and out of a World (docs/hashing.md, "Snapshot files"). The bytes are
 // read and written by io/'s codec (snapshot_codec.h), the same one inspect/ uses; this file
 // maps the file's schema onto a target world by name and converts values to host order.
+#include <lockstep/hash/bounded_read.h>
+#include <lockstep/hash/durable_file.h>
 #include <lockstep/hash/snapshot_file.h>
-#include <lockstep/io/bounded_read.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/io/byte_order.h>
-#include <lockstep/io/durable_file.h>
+#include <lockstep/io/snapshot_codec.h>
 #include <lockstep/view_state.h>
 #include <lockstep/world.h>
 
@@ -17,6 +19,16 @@ namespace lockstep {
 namespace {
 
 using io::fields_tile;
+
+static_assert(kSnapshotFileVersion == io::kSnapshotVersion && kSnapshotFileVersionViews == io::kSnapshotVersionViews);
+
+FileStatus from_codec(io::CodecStatus&& st) {
+  FileStatus out;
+  out.code = st.code;
+  out.message = std::move(st.message);
+  out.offset = st.offset;
+  return out;
+}
 
 constexpr std::uint64_t kChecksumBytes = 8;
 // endianness flag + magic + version + flags
@@ -129,8 +141,6 @@ void to_parts(io::SnapshotImage& img, const std::vector<std::uint32_t>& comp_ids
     bytes = std::move(img.resource_values[i]);
     io::rows_from_le_inplace(view.resource(res_ids[i]), bytes.data(), 1);
   }
-  out.has_views = img.has_views;
-  out.views = std::move(img.views);
 }
 
 FileStatus from_kernel(const Status& st, std::string_view file, const char* stage) {
@@ -142,7 +152,7 @@ FileStatus from_kernel(const Status& st, std::string_view file, const char* stag
 }
 
 FileStatus read_all(const std::string& path, const World& target, std::vector<std::byte>& bytes) {
-  io::ReadLimits limits;
+  hash::ReadLimits limits;
   limits.max_file_bytes = max_snapshot_file_size(target);
   limits.max_stream_bytes = limits.max_file_bytes;
   limits.sniff_bytes = 1 + sizeof(kSnapshotFileMagic);
@@ -153,8 +163,8 @@ FileStatus read_all(const std::string& path, const World& target, std::vector<st
       return "bad magic: not a lockstep snapshot file";
     return {};
   };
-  io::ReadFailure failure;
-  if (!io::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
+  hash::ReadFailure failure;
+  if (!hash::read_file_bounded(path, limits, sniff, bytes, failure)) return fail(failure.code, path, failure.offset, failure.what);
   return FileStatus::Ok();
 }
 
@@ -165,27 +175,45 @@ FileStatus read_all(const std::string& path, const World& target, std::vector<st
 FileStatus encode_snapshot(const StorageView& state, std::vector<std::byte>& out) {
   out.clear();
   io::SnapshotImage image;
-  FileStatus st = io::snapshot_image_of(state, image);
-  if (!st.ok()) return st;
+  if (io::CodecStatus st = io::snapshot_image_of(state, image); !st.ok()) return from_codec(std::move(st));
   io::encode_snapshot_image(image, out);
   return FileStatus::Ok();
 }
 
-FileStatus write_snapshot_file(const std::string& path, const StorageView& state) {
-  std::vector<std::byte> bytes;
-  FileStatus st = encode_snapshot(state, bytes);
+FileStatus encode_world_snapshot(const World& world, std::vector<std::byte>& out) {
+  out.clear();
+  io::SnapshotImage image;
+  if (io::CodecStatus st = io::snapshot_image_of(world, image); !st.ok()) return from_codec(std::move(st));
+  io::encode_snapshot_image(image, out);
+  return FileStatus::Ok();
+}
+
+std::uint32_t snapshot_file_version(std::span<const std::byte> bytes) noexcept { return io::snapshot_file_version(bytes); }
+
+namespace {
+FileStatus write_encoded(const std::string& path, FileStatus st, const std::vector<std::byte>& bytes) {
   if (!st.ok()) {
     st.message = path + ": " + st.message;
     return st;
   }
-  io::WriteFailure failure;
-  if (!io::write_file_atomically(path, bytes.data(), bytes.size(), failure))
+  hash::WriteFailure failure;
+  if (!hash::write_file_atomically(path, bytes.data(), bytes.size(), failure))
     return fail(ErrorCode::IoError, failure.failed_path, failure.written, failure.what);
   return FileStatus::Ok();
 }
+}  // namespace
 
+FileStatus write_snapshot_file(const std::string& path, const StorageView& state) {
+  std::vector<std::byte> bytes;
+  FileStatus st = encode_snapshot(state, bytes);
+  return write_encoded(path, std::move(st), bytes);
+}
+
+// A World also knows its views: format 2 when it has any.
 FileStatus write_snapshot_file(const std::string& path, const World& world) {
-  return write_snapshot_file(path, world.storage());
+  std::vector<std::byte> bytes;
+  FileStatus st = encode_world_snapshot(world, bytes);
+  return write_encoded(path, std::move(st), bytes);
 }
 
 FileStatus write_snapshot_file(const std::string& path, const Snapshot& snapshot) {
@@ -209,9 +237,12 @@ std::uint64_t max_snapshot_file_size(const World& target) noexcept {
   return n;
 }
 
-FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target, SnapshotParts& out,
-                           std::string_view name) {
+namespace {
+// decode_snapshot plus the file's view section (canonical bytes; empty for format 1).
+FileStatus decode_with_views(std::span<const std::byte> bytes, const World& target, SnapshotParts& out,
+                             std::vector<std::byte>& views, std::uint64_t& views_at, std::string_view name) {
   out = SnapshotParts{};
+  views.clear();
   const std::uint64_t bound = max_snapshot_file_size(target);
   if (bytes.size() > bound)
     return fail(ErrorCode::CapacityExceeded, name, 0,
@@ -221,7 +252,7 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
   limits.max_slots = target.config().max_entities;
   limits.max_archetypes = std::min<std::uint32_t>(target.config().max_archetypes, WorldConfig::kMaxArchetypesLimit);
   io::SnapshotImage image;
-  if (FileStatus st = io::decode_snapshot_image(bytes, image, name, limits); !st.ok()) return st;
+  if (io::CodecStatus st = io::decode_snapshot_image(bytes, image, name, limits); !st.ok()) return from_codec(std::move(st));
   std::vector<std::uint32_t> comp_ids, res_ids;
   const std::uint64_t components_at = kPreambleBytes;
   const std::uint64_t resources_at = image.resources.empty() ? bytes.size() - kChecksumBytes : image.resources[0].at - 4;
@@ -237,8 +268,18 @@ FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target
                     "the view section needs the file's components in the world's registration order ('" +
                         image.components[i].name + "' is component " + std::to_string(i) + " in file, " +
                         std::to_string(comp_ids[i]) + " in world)");
+  views = std::move(image.views);
+  views_at = image.views_at;
   to_parts(image, comp_ids, res_ids, target, out);
   return FileStatus::Ok();
+}
+}  // namespace
+
+FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target, SnapshotParts& out,
+                           std::string_view name) {
+  std::vector<std::byte> views;
+  std::uint64_t views_at = 0;
+  return decode_with_views(bytes, target, out, views, views_at, name);
 }
 
 FileStatus read_snapshot_file(const std::string& path, const World& target, SnapshotParts& out) {
@@ -248,15 +289,27 @@ FileStatus read_snapshot_file(const std::string& path, const World& target, Snap
   return decode_snapshot(bytes, target, out, path);
 }
 
+// World::load resets the views of a snapshot built from a file; a format-2 file's view state
+// is checked against the world before anything changes and installed after the load.
 FileStatus load_snapshot_bytes(std::span<const std::byte> bytes, World& world, Snapshot& scratch,
                                std::string_view name) {
   SnapshotParts parts;
-  FileStatus st = decode_snapshot(bytes, world, parts, name);
+  std::vector<std::byte> views, host;
+  std::uint64_t views_at = 0;
+  FileStatus st = decode_with_views(bytes, world, parts, views, views_at, name);
   if (!st.ok()) return st;
+  if (!views.empty()) {
+    std::uint64_t offset = 0;
+    const Status v = prepareViewState(world, views, host, offset);
+    if (!v.ok())
+      return fail(v.code(), name, views_at + offset,
+                  std::string("view section: ") + (v.message() != nullptr ? v.message() : ""));
+  }
   const Status a = scratch.assign(world, parts);
   if (!a.ok()) return from_kernel(a, name, "Snapshot::assign rejected the file's state");
   const Status l = world.load(scratch);
   if (!l.ok()) return from_kernel(l, name, "World::load rejected the file's state");
+  if (!views.empty()) restoreViewState(world, host);
   return FileStatus::Ok();
 }
 

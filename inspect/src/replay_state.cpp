@@ -1,7 +1,7 @@
 // States of a recording at a tick (replay_state.h).
 #include <lockstep/inspect/replay_state.h>
 
-#include <lockstep/io/snapshot_codec.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/view.h>
 
 #include <algorithm>
@@ -11,7 +11,7 @@ namespace lockstep::inspect {
 
 namespace {
 bool checkpoint_has_views(const replay::Checkpoint& cp) noexcept {
-  return io::snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews;
+  return snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews;
 }
 
 FileStatus error(ErrorCode code, std::string_view name, const std::string& what, std::uint64_t offset = 0) {

@@ -91,8 +91,6 @@ State state_of(io::SnapshotImage&& img) {
     s.archetypes[a].columns = std::move(img.archetypes[a].columns);
   }
   s.resource_values = std::move(img.resource_values);
-  s.has_views = img.has_views;
-  s.views = std::move(img.views);
   return s;
 }
 
@@ -117,8 +115,6 @@ io::SnapshotImage image_of(const State& s) {
   for (std::size_t a = 0; a < s.archetypes.size(); ++a)
     img.archetypes[a] = {s.archetypes[a].components, s.archetypes[a].slots, s.archetypes[a].columns};
   img.resource_values = s.resource_values;
-  img.has_views = s.has_views;
-  img.views = s.views;
   return img;
 }
 
@@ -130,12 +126,18 @@ State capture(const StorageView& view) {
   return state_of(std::move(img));
 }
 
+// The view section of a format-2 file is checked by the decoder and then left out: a State is
+// what the hash covers, and views are derived state.
 FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name, bool verify_checksum) {
   out = State{};
   io::SnapshotImage img;
-  FileStatus st = io::decode_snapshot_image(bytes, img, name, {}, verify_checksum);
+  io::CodecStatus st = io::decode_snapshot_image(bytes, img, name, {}, verify_checksum);
   if (st.ok()) out = state_of(std::move(img));
-  return st;
+  FileStatus fs;
+  fs.code = st.code;
+  fs.message = std::move(st.message);
+  fs.offset = st.offset;
+  return fs;
 }
 
 FileStatus read_file_bytes(const std::string& path, std::vector<std::byte>& out, std::uint64_t max_bytes) {

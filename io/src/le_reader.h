@@ -2,7 +2,7 @@
 // Internal: a bounds-checked little-endian reader over a byte span. Every length is checked
 // against the bytes that remain before anything is allocated; the first error keeps the byte
 // offset and what was expected ("<file>: byte <offset>: <what>").
-#include <lockstep/io/file_status.h>
+#include <lockstep/io/snapshot_codec.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +19,7 @@ class LeReader {
   LeReader(std::span<const std::byte> bytes, std::string_view file) : bytes_(bytes), file_(file) {}
 
   bool ok() const noexcept { return status_.ok(); }
-  FileStatus& status() noexcept { return status_; }
+  CodecStatus& status() noexcept { return status_; }
   std::uint64_t pos() const noexcept { return pos_; }
   std::uint64_t remaining() const noexcept { return bytes_.size() - pos_; }
 
@@ -90,7 +90,7 @@ class LeReader {
  private:
   std::span<const std::byte> bytes_;
   std::string_view file_;
-  FileStatus status_;
+  CodecStatus status_;
   std::uint64_t pos_ = 0;
 };
 

@@ -164,14 +164,14 @@ bool read_body(LeReader& r, SnapshotImage& s, const SnapshotLimits& limits) {
   s.resource_values.resize(s.resources.size());
   for (std::size_t i = 0; i < s.resources.size(); ++i)
     if (!r.bytes(s.resource_values[i], s.resources[i].size, "resource bytes")) return false;
-  if (s.version == kSnapshotFileVersionViews) return read_views(r, s);
+  if (s.version == kSnapshotVersionViews) return read_views(r, s);
   if (r.remaining() != 0)
     return r.error(ErrorCode::Corrupt, "expected the checksum, found " + std::to_string(r.remaining()) + " more bytes");
   return true;
 }
 
-FileStatus file_error(std::string_view file, ErrorCode code, std::uint64_t offset, const std::string& what) {
-  FileStatus st;
+CodecStatus file_error(std::string_view file, ErrorCode code, std::uint64_t offset, const std::string& what) {
+  CodecStatus st;
   st.code = code;
   st.offset = offset;
   st.message = std::string(file) + ": byte " + std::to_string(offset) + ": " + what;
@@ -189,14 +189,14 @@ std::string hex(std::uint64_t v) {
 
 std::uint32_t snapshot_file_version(std::span<const std::byte> bytes) noexcept {
   if (bytes.size() < kPreamble || std::to_integer<unsigned>(bytes[0]) != 1 ||
-      std::memcmp(bytes.data() + 1, kSnapshotFileMagic, sizeof kSnapshotFileMagic) != 0)
+      std::memcmp(bytes.data() + 1, kSnapshotMagic, sizeof kSnapshotMagic) != 0)
     return 0;
   std::uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(bytes[9 + static_cast<std::size_t>(i)]) << (8 * i);
   return v;
 }
 
-FileStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage& out, std::string_view name,
+CodecStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage& out, std::string_view name,
                                  const SnapshotLimits& limits, bool verify_checksum) {
   out = SnapshotImage{};
   const std::uint64_t size = bytes.size();
@@ -206,7 +206,7 @@ FileStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage
   if (std::to_integer<unsigned>(bytes[0]) != 1)
     return file_error(name, ErrorCode::Corrupt, 0, "expected the little-endian flag 1, found " +
                                                        std::to_string(std::to_integer<unsigned>(bytes[0])));
-  if (std::memcmp(bytes.data() + 1, kSnapshotFileMagic, sizeof kSnapshotFileMagic) != 0)
+  if (std::memcmp(bytes.data() + 1, kSnapshotMagic, sizeof kSnapshotMagic) != 0)
     return file_error(name, ErrorCode::Corrupt, 1, "expected the snapshot magic \"LSSNAP\\r\\n\"");
   // Every format version ends with this checksum, so it is checked before the version.
   const std::uint64_t body = size - kChecksum;
@@ -221,7 +221,7 @@ FileStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage
   std::uint32_t flags = 0;
   if (!r.num(flag, "endianness flag") || !r.raw(magic, 8, "magic") || !r.num(out.version, "format version"))
     return std::move(r.status());
-  if (out.version != kSnapshotFileVersion && out.version != kSnapshotFileVersionViews) {
+  if (out.version != kSnapshotVersion && out.version != kSnapshotVersionViews) {
     (void)r.error_at(ErrorCode::Mismatch, 9, "expected snapshot format version 1 or 2, found " + std::to_string(out.version));
     return std::move(r.status());
   }
@@ -234,7 +234,7 @@ FileStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage
     out = SnapshotImage{};
     return std::move(r.status());
   }
-  return FileStatus::Ok();
+  return CodecStatus{};
 }
 
 }  // namespace lockstep::io

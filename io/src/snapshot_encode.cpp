@@ -4,6 +4,7 @@
 #include <lockstep/io/byte_order.h>
 #include <lockstep/io/snapshot_codec.h>
 #include <lockstep/view_state.h>
+#include <lockstep/world.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -63,8 +64,8 @@ std::vector<std::byte> canonical_rows(const TypeDescriptor& d, const std::byte* 
   return out;
 }
 
-FileStatus invalid(const std::string& what) {
-  FileStatus st;
+CodecStatus invalid(const std::string& what) {
+  CodecStatus st;
   st.code = ErrorCode::InvalidArgument;
   st.message = "<encode>: byte 0: " + what;
   return st;
@@ -79,8 +80,8 @@ std::uint64_t snapshot_checksum(std::span<const std::byte> body) noexcept {
 void encode_snapshot_image(const SnapshotImage& s, std::vector<std::byte>& o) {
   o.clear();
   put8(o, 1);  // little-endian flag (the first byte cereal's portable archives write)
-  for (char c : kSnapshotFileMagic) o.push_back(static_cast<std::byte>(c));
-  put32(o, s.has_views ? kSnapshotFileVersionViews : kSnapshotFileVersion);
+  for (char c : kSnapshotMagic) o.push_back(static_cast<std::byte>(c));
+  put32(o, s.has_views ? kSnapshotVersionViews : kSnapshotVersion);
   put32(o, 0);
   put32(o, static_cast<std::uint32_t>(s.components.size()));
   for (const SnapshotType& t : s.components) put_type(o, t);
@@ -108,7 +109,7 @@ void encode_snapshot_image(const SnapshotImage& s, std::vector<std::byte>& o) {
   put64(o, snapshot_checksum(o));
 }
 
-FileStatus snapshot_image_of(const StorageView& state, SnapshotImage& s) {
+CodecStatus snapshot_image_of(const StorageView& state, SnapshotImage& s) {
   s = SnapshotImage{};
   for (std::uint32_t c = 0; c < state.component_count(); ++c)
     if (!fields_tile(state.component(c)))
@@ -140,11 +141,17 @@ FileStatus snapshot_image_of(const StorageView& state, SnapshotImage& s) {
   }
   for (std::uint32_t r = 0; r < state.resource_count(); ++r)
     s.resource_values.push_back(canonical_rows(state.resource(r), state.resource_bytes(r).data(), 1));
-  const Status v = encodeViewState(state, s.views);
+  return CodecStatus{};
+}
+
+CodecStatus snapshot_image_of(const World& world, SnapshotImage& s) {
+  CodecStatus st = snapshot_image_of(world.storage(), s);
+  if (!st.ok()) return st;
+  const Status v = encodeViewState(world, s.views);
   if (!v.ok()) return invalid(std::string("view state: ") + (v.message() != nullptr ? v.message() : ""));
   s.has_views = !s.views.empty();
-  s.version = s.has_views ? kSnapshotFileVersionViews : kSnapshotFileVersion;
-  return FileStatus::Ok();
+  s.version = s.has_views ? kSnapshotVersionViews : kSnapshotVersion;
+  return CodecStatus{};
 }
 
 }  // namespace lockstep::io

@@ -129,25 +129,12 @@ void Snapshot::refresh_image() noexcept {
   image_.added_ticks = added_ticks_.get();
   image_.changed_ticks = changed_ticks_.get();
   image_.tracked_ids = tracked_ids_;
-  image_.view_data = view_used_ != 0 ? view_data_.get() : nullptr;
-  image_.view_size = view_used_;
-  image_.view_slots = config_.max_entities == 0 ? 1 : config_.max_entities;
 }
 
 Status Snapshot::assign(const World& world, const SnapshotParts& parts) {
   reserve(world);
   valid_ = false;
   trusted_ = false;
-  file_views_ = false;
-  view_used_ = 0;
-  if (parts.has_views) {
-    // More bytes than this world's views can ever save cannot be its views.
-    if (parts.views.size() > view_capacity_) return {ErrorCode::Mismatch, "snapshot: the file's views differ from the world's"};
-    std::uint64_t offset = 0;
-    if (Status s = detail::ViewAccess::from_file(world, parts.views, view_data_.get(), offset); !s.ok()) return s;
-    view_used_ = parts.views.size();
-    file_views_ = true;
-  }
   const WorldConfig& c = world.config();
   if (parts.generations.size() != parts.alive.size())
     return {ErrorCode::Corrupt, "snapshot: generation and liveness tables differ in length"};
@@ -287,7 +274,6 @@ void World::save(Snapshot& out) const noexcept {
   out.refresh_image();
   out.valid_ = true;
   out.trusted_ = true;
-  out.file_views_ = false;
 }
 
 Status World::load(const Snapshot& in) noexcept {
@@ -313,11 +299,9 @@ Status World::load(const Snapshot& in) noexcept {
     if (img.tracked_ids[t] != tracked_ids_[t])
       return {ErrorCode::Mismatch, "load: the snapshot's change-tracked components differ from the world's"};
 
-  // Views: a trusted snapshot carries their state (and must match the world's views), and so
-  // does one assigned from a file with a view section (checked against the registered views
-  // by check_load below); an untrusted one without it (a format-1 file) resets them.
-  const bool carries_views = in.trusted_ || in.file_views_;
-  const std::byte* view_data = carries_views && (in.view_used_ != 0 || views_ != nullptr) ? in.view_data_.get() : nullptr;
+  // Views: a trusted snapshot carries their state (and must match the world's views); an
+  // untrusted one (a file) has none and resets them.
+  const std::byte* view_data = in.trusted_ && (in.view_used_ != 0 || views_ != nullptr) ? in.view_data_.get() : nullptr;
   if (in.trusted_ && in.view_used_ == 0 && views_ != nullptr)
     return {ErrorCode::Mismatch, "load: the snapshot's views differ from the world's"};
   if (Status s = detail::ViewAccess::check_load(*this, view_data, in.view_used_); !s.ok()) return s;

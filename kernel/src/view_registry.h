@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace lockstep::detail {
 
@@ -77,6 +78,9 @@ struct ViewAccess {
   // `save` writes, into `out` (bytes.size() bytes). Checks the structure against this world's
   // components and capacities first; check_load then compares it with the registered views.
   static Status from_file(const World& w, std::span<const std::byte> bytes, std::byte* out, std::uint64_t& offset);
+  // The live view state as a file's view section; and loading prepared (host-order) bytes.
+  static Status encode(const World& w, std::vector<std::byte>& out);
+  static void restore(World& w, std::span<const std::byte> host) noexcept;
 
   static Status check_load(const World& w, const std::byte* data, std::size_t size) noexcept;
   static void load(World& w, const std::byte* data, std::size_t size) noexcept;

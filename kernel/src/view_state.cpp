@@ -6,7 +6,6 @@
 // without a bound first, and the only allocation is a bitmap of `slot_limit` bits.
 #include "view_registry.h"
 
-#include <lockstep/storage_view.h>
 #include <lockstep/view_state.h>
 #include <lockstep/world.h>
 
@@ -208,32 +207,41 @@ Status ViewAccess::from_file(const World& w, std::span<const std::byte> bytes, s
   return {ErrorCode::Corrupt, walk.error()};
 }
 
-}  // namespace detail
-
-Status encodeViewState(const StorageView& state, std::vector<std::byte>& out) {
+Status ViewAccess::encode(const World& w, std::vector<std::byte>& out) {
   out.clear();
-  const detail::StorageImage& img = state.image_;
-  std::vector<std::byte> saved;
-  std::span<const std::byte> host;
-  std::uint32_t slot_limit = 0;
-  if (img.view_registry != nullptr) {
-    saved.resize(detail::ViewAccess::save_capacity(*img.view_registry));
-    saved.resize(detail::ViewAccess::save(*img.view_registry, saved.data()));
-    host = saved;
-    slot_limit = img.view_registry->slots;
-  } else if (img.view_data != nullptr && img.view_size != 0) {
-    host = {img.view_data, img.view_size};
-    slot_limit = img.view_slots;
-  } else {
-    return Status::Ok();
-  }
-  const std::vector<std::uint32_t> sizes = detail::sizes_of(img.components, img.component_count);
-  out.resize(host.size());
-  detail::Walker walk(host, out.data(), false, detail::ComponentInfo{sizes, img.components}, slot_limit);
+  if (w.views_ == nullptr) return Status::Ok();
+  std::vector<std::byte> saved(save_capacity(*w.views_));
+  saved.resize(save(*w.views_, saved.data()));
+  const std::vector<std::uint32_t> sizes = sizes_of(w.components_.get(), w.component_count_);
+  out.resize(saved.size());
+  Walker walk(saved, out.data(), false, ComponentInfo{sizes, w.components_.get()}, w.views_->slots);
   if (walk.run()) return Status::Ok();
   out.clear();
-  return {ErrorCode::Corrupt, walk.error()};
+  return {ErrorCode::Internal, walk.error()};
 }
+
+void ViewAccess::restore(World& w, std::span<const std::byte> host) noexcept { load(w, host.data(), host.size()); }
+
+}  // namespace detail
+
+Status encodeViewState(const World& world, std::vector<std::byte>& out) { return detail::ViewAccess::encode(world, out); }
+
+Status prepareViewState(const World& world, std::span<const std::byte> bytes, std::vector<std::byte>& host,
+                        std::uint64_t& offset) {
+  host.assign(bytes.size(), std::byte{0});
+  offset = 0;
+  if (Status s = detail::ViewAccess::from_file(world, bytes, host.data(), offset); !s.ok()) {
+    host.clear();
+    return s;
+  }
+  if (Status s = detail::ViewAccess::check_load(world, host.data(), host.size()); !s.ok()) {
+    host.clear();
+    return s;
+  }
+  return Status::Ok();
+}
+
+void restoreViewState(World& world, std::span<const std::byte> host) noexcept { detail::ViewAccess::restore(world, host); }
 
 std::size_t maxViewStateBytes(const World& world) noexcept { return detail::ViewAccess::save_capacity(world); }
 

@@ -658,7 +658,6 @@ StorageView World::storage() const noexcept {
   image.tick_stride = config_.max_tracked_components;
   image.tracked_count = tracked_count_;
   image.tracked_ids = tracked_ids_;
-  image.view_registry = views_.get();
   return StorageView(image);
 }
 

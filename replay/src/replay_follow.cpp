@@ -2,7 +2,7 @@
 #include <lockstep/replay/replay_follow.h>
 
 #include <lockstep/hash/snapshot_file.h>
-#include <lockstep/io/snapshot_codec.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/view.h>
 
 #include "replay_io.h"
@@ -103,7 +103,7 @@ struct ReplayFollower::State {
     const Checkpoint* best = nullptr;
     const bool views = viewCount(runner->world()) != 0;
     for (const Checkpoint& cp : r.checkpoints)
-      if (cp.tick <= target && (!views || io::snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews)) best = &cp;
+      if (cp.tick <= target && (!views || snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews)) best = &cp;
     if (best != nullptr) {
       Snapshot scratch(runner->world());
       const FileStatus fs = load_snapshot_bytes(best->snapshot, runner->world(), scratch,

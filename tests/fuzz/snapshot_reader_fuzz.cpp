@@ -15,6 +15,7 @@
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/cached_query.h>
 #include <lockstep/io/snapshot_codec.h>
 #include <lockstep/view.h>
@@ -105,20 +106,20 @@ void one(World& world, World& fresh, Snapshot& scratch, std::span<const std::byt
     if (hash_world(world).total != before) __builtin_trap();
     return;
   }
-  std::vector<std::byte> again;
-  if (!encode_snapshot(world.storage(), again).ok()) __builtin_trap();
+  std::vector<std::byte> again;  // from the World: a format-2 input re-encodes with its views
+  if (!encode_world_snapshot(world, again).ok()) __builtin_trap();
   World& other = fresh;
   if (!load_snapshot_bytes(again, other, scratch, "again").ok()) __builtin_trap();
   if (hash_world(other).total != hash_world(world).total) __builtin_trap();
   std::vector<std::byte> twice;
-  if (!encode_snapshot(other.storage(), twice).ok() || twice != again) __builtin_trap();
+  if (!encode_world_snapshot(other, twice).ok() || twice != again) __builtin_trap();
 }
 
 // World-free: the checksum is not checked (verify_checksum = false) so mutations reach the
 // body parser; whatever decodes re-encodes to the same body.
 void world_free(std::span<const std::byte> bytes) {
   io::SnapshotImage img;
-  const FileStatus st = io::decode_snapshot_image(bytes, img, "fuzz", {}, false);
+  const io::CodecStatus st = io::decode_snapshot_image(bytes, img, "fuzz", {}, false);
   if (!st.ok()) {
     if (st.offset > bytes.size() || st.message.empty()) __builtin_trap();
     return;

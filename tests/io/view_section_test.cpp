@@ -5,6 +5,7 @@
 #include <lockstep/cached_query.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/state.h>
 #include <lockstep/io/snapshot_codec.h>
 #include <lockstep/view.h>
@@ -42,7 +43,7 @@ WorldConfig config() {
   return c;
 }
 
-// A world with one view (Unit.hp < 5) whose state after two updates has members, delta lists
+// A world with one view (Unit.hp < 5; with `watch_mark` instead a view of every Mark) whose state after two updates has members, delta lists
 // and a journal of two slots.
 std::unique_ptr<World> make_world(bool watch_mark = false) {
   auto w = std::make_unique<World>(config());
@@ -90,7 +91,7 @@ class ViewSection : public ::testing::Test {
   void SetUp() override {
     src_ = make_world();
     populate(*src_);
-    ASSERT_TRUE(encode_snapshot(src_->storage(), file_).ok());
+    ASSERT_TRUE(encode_world_snapshot(*src_, file_).ok());
     io::SnapshotImage img;
     ASSERT_TRUE(io::decode_snapshot_image(file_, img).ok());
     ASSERT_TRUE(img.has_views);
@@ -121,7 +122,7 @@ class ViewSection : public ::testing::Test {
 }  // namespace
 
 TEST_F(ViewSection, AWorldWithViewsWritesFormat2AndItLoadsBackExactly) {
-  EXPECT_EQ(io::snapshot_file_version(file_), kSnapshotFileVersionViews);
+  EXPECT_EQ(snapshot_file_version(file_), kSnapshotFileVersionViews);
   // The journal holds slots 1 and 5 (two entries), after the counts and the column bits.
   EXPECT_EQ(std::to_integer<unsigned>(file_[at_ + 8]), 2u);
   auto dst = make_world();
@@ -129,7 +130,7 @@ TEST_F(ViewSection, AWorldWithViewsWritesFormat2AndItLoadsBackExactly) {
   const FileStatus st = load_snapshot_bytes(file_, *dst, scratch, "ok.lssnap");
   ASSERT_TRUE(st.ok()) << st.message;
   std::vector<std::byte> again;
-  ASSERT_TRUE(encode_snapshot(dst->storage(), again).ok());
+  ASSERT_TRUE(encode_world_snapshot(*dst, again).ok());
   EXPECT_EQ(again, file_);
   // The next update sees the same deltas in both worlds.
   src_->beginTick();
@@ -137,12 +138,19 @@ TEST_F(ViewSection, AWorldWithViewsWritesFormat2AndItLoadsBackExactly) {
   ViewDeltas a, b;
   ASSERT_TRUE(viewDeltas(*src_, ViewId{0}, a).ok());
   ASSERT_TRUE(viewDeltas(*dst, ViewId{0}, b).ok());
-  ASSERT_EQ(a.added.size(), 1u);
-  EXPECT_EQ(a.added[0].slot, 1u);
-  ASSERT_EQ(b.added.size(), 1u);
-  EXPECT_EQ(b.added[0].slot, 1u);
-  EXPECT_EQ(a.members, b.members);
-  EXPECT_EQ(a.removed.size(), b.removed.size());
+  // Slot 1 (hp 2 -> 1) stayed a member with another value: Modified, in both.
+  ASSERT_EQ(a.modified.size(), 1u);
+  EXPECT_EQ(a.modified[0].slot, 1u);
+  auto slots = [](std::span<const Entity> l) {
+    std::vector<std::uint32_t> v;
+    for (const Entity& e : l) v.push_back(e.slot);
+    return v;
+  };
+  EXPECT_EQ(slots(b.added), slots(a.added));
+  EXPECT_EQ(slots(b.removed), slots(a.removed));
+  EXPECT_EQ(slots(b.modified), slots(a.modified));
+  EXPECT_EQ(b.members, a.members);
+  EXPECT_EQ(a.members, 4u);
 }
 
 TEST_F(ViewSection, CorruptCountsFlagsAndIdsAreRefusedAtTheirOffset) {
@@ -194,6 +202,8 @@ TEST_F(ViewSection, AWorldWhoseViewsDifferRefusesTheSection) {
   Snapshot scratch(*other);
   const FileStatus st = load_snapshot_bytes(file_, *other, scratch, "v.lssnap");
   EXPECT_EQ(st.code, ErrorCode::Mismatch);
-  EXPECT_EQ(st.message, "v.lssnap: World::load rejected the file's state: Mismatch: load: the snapshot's views differ from the world's");
+  EXPECT_EQ(st.offset, at_);
+  EXPECT_EQ(st.message, "v.lssnap: byte " + std::to_string(at_) +
+                            ": view section: load: the snapshot's views differ from the world's");
   EXPECT_EQ(other->tick(), 0u);
 }

@@ -9,10 +9,10 @@
 #include "rollback/rollback_support.h"
 
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/inspect/state.h>
-#include <lockstep/io/snapshot_codec.h>
 #include <lockstep/observers.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/rollback/synctest.h>
@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -245,9 +246,10 @@ TEST(ViewSim, SynctestAtDistance8Passes) {
 
 namespace {
 
-// A recording of the sim with a checkpoint (encode_snapshot of the live world) every 40 ticks;
-// `a` ends as the uninterrupted run at `ticks`.
-lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, std::uint64_t ticks) {
+// A recording of the sim with a checkpoint at ticks 40 and 80 — format 2 (the World, with its
+// views), or format 1 (its StorageView, as recorders before 0.3 wrote them); `a` ends as the
+// uninterrupted run at `ticks`.
+lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, std::uint64_t ticks, bool views = true) {
   lockstep::replay::Replay r;
   r.header = lockstep::replay::make_header(sim, two_players(), a.world().storage(), 0);
   std::vector<std::byte> frame(a.frame_bytes());
@@ -255,7 +257,9 @@ lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, 
   for (std::uint64_t t = 0; t < ticks; ++t) {
     if (t == 40 || t == 80) {
       lockstep::replay::Checkpoint cp{t, {}};
-      EXPECT_TRUE(lockstep::encode_snapshot(a.world().storage(), cp.snapshot).ok());
+      EXPECT_TRUE((views ? lockstep::encode_world_snapshot(a.world(), cp.snapshot)
+                         : lockstep::encode_snapshot(a.world().storage(), cp.snapshot))
+                      .ok());
       r.checkpoints.push_back(std::move(cp));
     }
     p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
@@ -287,17 +291,6 @@ lockstep::inspect::State resume(const ViewSim& sim, const lockstep::replay::Repl
   return lockstep::inspect::capture(b.world().storage());
 }
 
-// The same snapshot as a format-1 file (no view section), as an older build wrote it.
-std::vector<std::byte> without_views(std::span<const std::byte> snapshot) {
-  lockstep::io::SnapshotImage img;
-  EXPECT_TRUE(lockstep::io::decode_snapshot_image(snapshot, img).ok());
-  img.has_views = false;
-  img.views.clear();
-  std::vector<std::byte> out;
-  lockstep::io::encode_snapshot_image(img, out);
-  return out;
-}
-
 }  // namespace
 
 // Checkpoints of a sim with views carry the view state (format 2), so a tool that opens a
@@ -310,7 +303,7 @@ TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
   const std::uint64_t ticks = 120;
   const lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks);
   ASSERT_EQ(r.checkpoints.size(), 2u);
-  EXPECT_EQ(lockstep::io::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersionViews);
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersionViews);
   const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
   lockstep::inspect::State at;
   ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "views.replay").ok());
@@ -342,39 +335,33 @@ TEST(ViewSim, AFormat1CheckpointLoadsResetsTheViewsAndIsSkippedBySeeking) {
   const ViewSim sim;
   Runner a(sim, two_players());
   const std::uint64_t ticks = 120;
-  lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks);
+  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks, /*views=*/false);
   const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
-  const std::vector<std::byte> old = without_views(r.checkpoints[1].snapshot);
-  EXPECT_EQ(lockstep::io::snapshot_file_version(old), lockstep::kSnapshotFileVersion);
-  EXPECT_FALSE(lockstep::inspect::diff(want, resume(sim, r, old, 80, ticks)).equal());
-  for (lockstep::replay::Checkpoint& cp : r.checkpoints) cp.snapshot = without_views(cp.snapshot);
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersion);
+  EXPECT_FALSE(lockstep::inspect::diff(want, resume(sim, r, r.checkpoints[1].snapshot, 80, ticks)).equal());
   lockstep::inspect::State at;
   ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "old.replay").ok());
   EXPECT_TRUE(lockstep::inspect::diff(want, at).equal());
 }
 
-// The view section round-trips through both sides of the one codec, and a world without
-// the file's views refuses it (the views would not be its own).
-TEST(ViewSim, TheViewSectionRoundTripsAndAWorldWithoutViewsRefusesIt) {
+// The view section is checked by inspect's decoder and left out of the State (a State is what
+// the hash covers), and a world without the file's views refuses it before anything changes.
+TEST(ViewSim, TheViewSectionIsReadByBothSidesAndAWorldWithoutViewsRefusesIt) {
   const ViewSim sim;
   Runner a(sim, two_players());
-  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, 60);
-  std::vector<std::byte> file;
-  ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), file).ok());
+  (void)record_with_checkpoints(sim, a, 60);
+  std::vector<std::byte> file, plain_file;
+  ASSERT_TRUE(lockstep::encode_world_snapshot(a.world(), file).ok());
+  ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), plain_file).ok());
   std::vector<std::byte> views;
-  ASSERT_TRUE(lockstep::encodeViewState(a.world().storage(), views).ok());
+  ASSERT_TRUE(lockstep::encodeViewState(a.world(), views).ok());
   ASSERT_FALSE(views.empty());
+  // Format 2 = format 1's body with version 2, then the length-prefixed section.
+  ASSERT_EQ(file.size(), plain_file.size() + 8 + views.size());
+  EXPECT_TRUE(std::equal(views.begin(), views.end(), file.end() - 8 - static_cast<std::ptrdiff_t>(views.size())));
   lockstep::inspect::State s;
   ASSERT_TRUE(lockstep::inspect::decode_state(file, s, "v.lssnap").ok());
-  EXPECT_TRUE(s.has_views);
-  EXPECT_EQ(s.views, views);
-  EXPECT_EQ(lockstep::inspect::encode_state(s), file);
-  // A saved Snapshot writes the same bytes as the live world it was saved from.
-  Snapshot saved(a.world());
-  a.world().save(saved);
-  std::vector<std::byte> from_snapshot;
-  ASSERT_TRUE(lockstep::encode_snapshot(saved.view(), from_snapshot).ok());
-  EXPECT_EQ(from_snapshot, file);
+  EXPECT_EQ(lockstep::inspect::encode_state(s), plain_file);
   // Same components, no views registered.
   World plain(sim.world_config(two_players()));
   ASSERT_TRUE(plain.registerComponent<VUnit>().ok());
@@ -383,7 +370,10 @@ TEST(ViewSim, TheViewSectionRoundTripsAndAWorldWithoutViewsRefusesIt) {
   ASSERT_TRUE(plain.registerResource<VTally>(VTally{}).ok());
   Snapshot scratch(plain);
   const FileStatus st = lockstep::load_snapshot_bytes(file, plain, scratch, "v.lssnap");
+  const std::size_t views_at = file.size() - 8 - views.size();
   EXPECT_EQ(st.code, ErrorCode::Mismatch) << st.message;
-  EXPECT_EQ(st.message, "v.lssnap: Snapshot::assign rejected the file's state: Mismatch: snapshot: the file's views differ from the world's");
+  EXPECT_EQ(st.offset, views_at);
+  EXPECT_EQ(st.message, "v.lssnap: byte " + std::to_string(views_at) +
+                            ": view section: load: the snapshot's views differ from the world's");
   EXPECT_EQ(plain.tick(), 0u);
 }

@@ -32,10 +32,6 @@ struct SnapshotParts {
   std::vector<std::uint32_t> free_slots;                 // reuse order
   std::vector<ArchetypePart> archetypes;                 // id order; [0] is component-less
   std::vector<std::vector<std::byte>> resources;         // one per registered resource
-  // View state (view_state.h): canonical bytes from a format-2 file; absent, a load resets
-  // the world's views.
-  bool has_views = false;
-  std::vector<std::byte> views;
 };
 
 class Snapshot {
@@ -76,8 +72,7 @@ class Snapshot {
   std::unique_ptr<std::uint64_t[]> added_ticks_;    // change ticks (worlds with tracked components)
   std::unique_ptr<std::uint64_t[]> changed_ticks_;
   std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
-  // View state (view.h), host order: saved by World::save, or converted from a file's view
-  // section by assign (file_views_). StorageView exposes it only to encodeViewState.
+  // View state (view.h): trusted snapshots only, host order; never in StorageView or files.
   std::unique_ptr<std::byte[]> view_data_;
   std::size_t view_capacity_ = 0;
   std::size_t view_used_ = 0;
@@ -88,7 +83,6 @@ class Snapshot {
   std::size_t live_bytes_ = 0;
   bool valid_ = false;
   bool trusted_ = false;
-  bool file_views_ = false;
   detail::StorageImage image_{};
 };
 

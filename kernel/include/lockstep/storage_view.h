@@ -7,18 +7,12 @@
 // TypeDescriptor field list to produce canonical little-endian bytes.
 #include <lockstep/detail/storage_image.h>
 #include <lockstep/field.h>
-#include <lockstep/status.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 namespace lockstep {
-
-class StorageView;
-// view_state.h
-Status encodeViewState(const StorageView& state, std::vector<std::byte>& out);
 
 
 class StorageView {
@@ -66,7 +60,6 @@ class StorageView {
   std::uint64_t changed_tick(std::uint32_t slot, std::uint32_t tracked_index) const noexcept;
 
  private:
-  friend Status encodeViewState(const StorageView& state, std::vector<std::byte>& out);
   detail::StorageImage image_;
 };
 

@@ -16,7 +16,6 @@
 //   2 disabled, then its value's canonical bytes) · (A + R + M) × (u32 slot, u32 generation).
 // These are file-layer calls: they allocate.
 #include <lockstep/status.h>
-#include <lockstep/storage_view.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,13 +24,13 @@
 
 namespace lockstep {
 
-// Canonical bytes of the view state of `state` — a live world's storage() or a snapshot's
-// view() (a trusted one, or one assigned from a file that carried views). `out` is empty
-// when there are no views: such a state is written as a format-1 file, byte for byte as
-// before views were carried.
-Status encodeViewState(const StorageView& state, std::vector<std::byte>& out);
-
 class World;
+
+// Canonical bytes of `world`'s view state; `out` is empty when it has no views (such a world
+// is written as a format-1 file, byte for byte as before views were carried). A Snapshot's
+// saved view state is not reachable here: files are written from the World.
+Status encodeViewState(const World& world, std::vector<std::byte>& out);
+
 // The largest view state `world`'s registered views can produce (0 without views): readers
 // bound a file's view section by it.
 std::size_t maxViewStateBytes(const World& world) noexcept;
@@ -40,9 +39,18 @@ std::size_t maxViewStateBytes(const World& world) noexcept;
 // below it) and the remaining bytes, every component id against `component_sizes` (the
 // file's component sizes by id), the strides, flags, state bytes and generations, and the
 // exact length. On failure `offset` is the byte offset inside `bytes` and the Status says
-// what was wrong. Loading into a world (Snapshot::assign, World::load) checks again against
-// that world's registered views.
+// what was wrong.
 Status checkViewState(std::span<const std::byte> bytes, std::span<const std::uint32_t> component_sizes,
                       std::uint32_t slot_limit, std::uint64_t& offset);
+
+// Loading a file's view section into a world, in two steps around World::load (which resets
+// the views of any snapshot built from a file):
+//   prepareViewState — before anything changes: checks `bytes` against `world`'s components,
+//     capacities and registered views (count, watched components, record sizes) and converts
+//     them to `host`; Corrupt with `offset` inside `bytes`, or Mismatch when the views differ;
+//   restoreViewState — after World::load succeeded: installs `host`. Cannot fail.
+Status prepareViewState(const World& world, std::span<const std::byte> bytes, std::vector<std::byte>& host,
+                        std::uint64_t& offset);
+void restoreViewState(World& world, std::span<const std::byte> host) noexcept;
 
 }  // namespace lockstep

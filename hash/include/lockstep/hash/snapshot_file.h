@@ -1,15 +1,13 @@
 #pragma once
 // Snapshot files: a world's complete state (or a Snapshot's) on disk, byte-identical on every
-// host. The format and its one codec live in io/ (<lockstep/io/snapshot_codec.h>; layout in
-// docs/hashing.md, "Snapshot files"); these calls connect it to a World:
+// host. Written with cereal's PortableBinaryOutputArchive in little-endian mode; the exact
+// layout is in docs/hashing.md ("Snapshot files"):
 //   header (magic, format version) · schema (component and resource names, sizes, fields) ·
 //   state (tick, entity table, free slots, archetypes with rows and columns, resources) ·
-//   [format 2: the views' state] · XXH3-64 checksum of everything before it.
+//   XXH3-64 checksum of everything before it.
 // Reading maps the file's schema onto the target world's ids by name and validates every
 // length before allocating; errors say what was wrong and where (file, byte offset).
 // These are file-layer calls (not a hot path): they allocate and may use std::string.
-#include <lockstep/io/file_status.h>
-#include <lockstep/io/snapshot_codec.h>
 #include <lockstep/snapshot.h>
 #include <lockstep/status.h>
 #include <lockstep/storage_view.h>
@@ -25,9 +23,21 @@ namespace lockstep {
 
 class World;
 
+inline constexpr std::uint32_t kSnapshotFileVersion = 1;
+inline constexpr char kSnapshotFileMagic[8] = {'L', 'S', 'S', 'N', 'A', 'P', '\r', '\n'};
+
+// Result of a file-layer call: an ErrorCode plus a message naming the file and byte offset.
+struct [[nodiscard]] FileStatus {
+  ErrorCode code = ErrorCode::Ok;
+  std::string message;       // empty when ok
+  std::uint64_t offset = 0;  // byte offset of the problem in the file (0 when not applicable)
+
+  bool ok() const noexcept { return code == ErrorCode::Ok; }
+  static FileStatus Ok() { return {}; }
+};
+
 // ---- writing ----------------------------------------------------------------------------
-// Encodes `state` (a world's storage() or a snapshot's view()) into `out` (replaced): format 1,
-// or format 2 with the view state when the world (or snapshot) has views.
+// Encodes `state` (a world's storage() or a snapshot's view()) into `out` (replaced).
 FileStatus encode_snapshot(const StorageView& state, std::vector<std::byte>& out);
 // Encodes and writes to `path` via a new `<path>.XXXXXX.tmp` + rename (an existing file is replaced only
 // when the new one is complete).
@@ -39,8 +49,6 @@ FileStatus write_snapshot_file(const std::string& path, const Snapshot& snapshot
 // Decodes file bytes into host-order parts whose ids are `target`'s ids. `name` is used in
 // messages. Checks: size bound from target's capacities, checksum, every length against the
 // remaining bytes, structure, and schema equality by name (Mismatch names type and field).
-// A format-2 file's view state lands in out.views (loaded with the state; a format-1 file
-// leaves has_views false and a load resets the world's views).
 FileStatus decode_snapshot(std::span<const std::byte> bytes, const World& target, SnapshotParts& out,
                            std::string_view name = "<memory>");
 FileStatus read_snapshot_file(const std::string& path, const World& target, SnapshotParts& out);

@@ -64,10 +64,6 @@ struct State {
   std::vector<std::uint32_t> free_slots;           // reuse order
   std::vector<Archetype> archetypes;               // id order; [0] is component-less
   std::vector<std::vector<std::byte>> resource_values;  // per resource: canonical bytes
-  // The views' state of a format-2 file (view_state.h), kept so that re-encoding gives the
-  // same file; not compared by diff (it is derived state, not hashed).
-  bool has_views = false;
-  std::vector<std::byte> views;
 
   std::uint32_t slot_count() const noexcept { return static_cast<std::uint32_t>(generations.size()); }
   std::uint64_t live_entities() const noexcept;
@@ -92,15 +88,13 @@ State capture(const StorageView& view);
 // Marks position fields (display only) from a world's descriptors: see mark_positions in svg.h.
 
 // Snapshot-file bytes → State, without a World: the file's own schema is the State's schema.
-// Decoded by io/'s snapshot codec (snapshot_codec.h), the same code hash/ loads worlds with.
 // Every length is checked against the bytes that remain before anything is allocated; errors
 // name `name`, the byte offset and what was expected (FileStatus.message).
 // `verify_checksum` = false only for the fuzzer (to reach the body parser), never for files.
 FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name = "<memory>",
                         bool verify_checksum = true);
 FileStatus read_state_file(const std::string& path, State& out);
-// State → snapshot-file bytes through the same codec (the exact bytes encode_snapshot writes
-// for the same state).
+// State → snapshot-file bytes (the exact bytes encode_snapshot writes for the same state).
 std::vector<std::byte> encode_state(const State& state);
 
 // Reads a whole file (bounded by `max_bytes`); errors name the file.

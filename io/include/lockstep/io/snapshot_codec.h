@@ -14,7 +14,7 @@
 // Decoding checks every length against the bytes that remain (and the caller's limits)
 // before anything is allocated; errors name the file, the byte offset and what was
 // expected. These are file-layer calls: they allocate and use std::string.
-#include <lockstep/io/file_status.h>
+#include <lockstep/status.h>
 #include <lockstep/storage_view.h>
 
 #include <cstddef>
@@ -25,16 +25,25 @@
 #include <vector>
 
 namespace lockstep {
-
-// The base format; also the version of every file without a view section.
-inline constexpr std::uint32_t kSnapshotFileVersion = 1;
-// Files that carry the view state (written only when there are views).
-inline constexpr std::uint32_t kSnapshotFileVersionViews = 2;
-inline constexpr char kSnapshotFileMagic[8] = {'L', 'S', 'S', 'N', 'A', 'P', '\r', '\n'};
-
+class World;
 }  // namespace lockstep
 
 namespace lockstep::io {
+
+// The base format; also the version of every file without a view section
+// (= kSnapshotFileVersion of <lockstep/hash/snapshot_file.h>).
+inline constexpr std::uint32_t kSnapshotVersion = 1;
+// Files that carry the view state (written only for a World with views).
+inline constexpr std::uint32_t kSnapshotVersionViews = 2;
+inline constexpr char kSnapshotMagic[8] = {'L', 'S', 'S', 'N', 'A', 'P', '\r', '\n'};
+
+// What a codec call returns; hash/ and inspect/ hand it on as their FileStatus.
+struct [[nodiscard]] CodecStatus {
+  ErrorCode code = ErrorCode::Ok;
+  std::string message;       // "<file>: byte <offset>: <what>"; empty when ok
+  std::uint64_t offset = 0;  // byte offset of the problem
+  bool ok() const noexcept { return code == ErrorCode::Ok; }
+};
 
 struct SnapshotField {
   std::string name;
@@ -59,7 +68,7 @@ struct SnapshotArchetype {
 };
 
 struct SnapshotImage {
-  std::uint32_t version = kSnapshotFileVersion;  // decoding: the file's; encoding: derived from has_views
+  std::uint32_t version = kSnapshotVersion;  // decoding: the file's; encoding: derived from has_views
   std::vector<SnapshotType> components;          // file id order
   std::vector<SnapshotType> resources;
   std::uint64_t tick = 0;
@@ -82,16 +91,18 @@ struct SnapshotLimits {
 
 // File bytes → image. `verify_checksum` = false only for fuzzers (to reach the body parser),
 // never for files.
-FileStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage& out, std::string_view name = "<memory>",
+CodecStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage& out, std::string_view name = "<memory>",
                                  const SnapshotLimits& limits = {}, bool verify_checksum = true);
 
 // Image → file bytes (`out` replaced). Format 2 when has_views, else format 1.
 void encode_snapshot_image(const SnapshotImage& image, std::vector<std::byte>& out);
 
-// A live world's storage() or a snapshot's view() → image (canonical bytes; view state via
-// encodeViewState). InvalidArgument for states a file cannot hold: types whose fields do not
-// tile them, disabled components or change-tracked components (no place in the format).
-FileStatus snapshot_image_of(const StorageView& state, SnapshotImage& out);
+// A live world's storage() or a snapshot's view() → image (canonical bytes), without view
+// state: a StorageView does not reach it. InvalidArgument for states a file cannot hold:
+// types whose fields do not tile them, disabled components or change-tracked components.
+CodecStatus snapshot_image_of(const StorageView& state, SnapshotImage& out);
+// A World → image with its view state (encodeViewState), so format 2 when it has views.
+CodecStatus snapshot_image_of(const World& world, SnapshotImage& out);
 
 // The format version a snapshot file's header names, or 0 when `bytes` do not start like one.
 // Unchecked (no checksum): for choosing among checkpoints, e.g. skipping format-1 ones (no

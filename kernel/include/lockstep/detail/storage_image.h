@@ -9,8 +9,6 @@
 
 namespace lockstep::detail {
 
-struct ViewRegistry;
-
 inline constexpr std::uint16_t kNoArchetype = 0xFFFF;  // entity_archetype of a free slot
 inline constexpr std::uint8_t kNoColumn = 0xFF;
 inline constexpr std::uint32_t kColumnAlign = 64;
@@ -77,12 +75,6 @@ struct StorageImage {
   std::uint32_t tick_stride = 0;
   std::uint32_t tracked_count = 0;
   const std::uint8_t* tracked_ids = nullptr;
-  // View state (view.h), for encodeViewState: a live world's registry, or a snapshot's saved
-  // bytes (host order) with the slot count its arrays were sized for.
-  const ViewRegistry* view_registry = nullptr;
-  const std::byte* view_data = nullptr;
-  std::size_t view_size = 0;
-  std::uint32_t view_slots = 0;
 };
 
 }  // namespace lockstep::detail

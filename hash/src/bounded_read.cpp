@@ -1,4 +1,4 @@
-#include <lockstep/io/bounded_read.h>
+#include <lockstep/hash/bounded_read.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include <sys/stat.h>
 
-namespace lockstep::io {
+namespace lockstep::hash {
 
 std::string with_errno(const std::string& message) {
   const int e = errno;
@@ -95,4 +95,4 @@ bool read_file_bounded(const std::string& path, const ReadLimits& limits, const 
   return true;
 }
 
-}  // namespace lockstep::io
+}  // namespace lockstep::hash

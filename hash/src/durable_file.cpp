@@ -1,5 +1,5 @@
-#include <lockstep/io/durable_file.h>
-#include <lockstep/io/bounded_read.h>
+#include <lockstep/hash/durable_file.h>
+#include <lockstep/hash/bounded_read.h>
 
 #include <atomic>
 #include <cerrno>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #endif
 
-namespace lockstep::io {
+namespace lockstep::hash {
 
 bool inspect_destination(const std::string& path, Destination& out, std::string& error) {
   namespace fs = std::filesystem;
@@ -307,4 +307,4 @@ bool write_file_atomically(const std::string& path, const void* bytes, std::size
   return true;
 }
 
-}  // namespace lockstep::io
+}  // namespace lockstep::hash
