@@ -1,6 +1,6 @@
 #pragma once
 // Byte order helpers: canonical (little-endian, field-by-field) bytes of host values, shared
-// by the state hash (hash/) and every file format (snapshot files, replay files). Values are
+// by the state hash (hash/) and the snapshot-file codec (snapshot_codec.h). Values are
 // described by their TypeDescriptor field lists (component.h), so the same bytes come out on
 // every host whatever its byte order.
 #include <lockstep/field.h>

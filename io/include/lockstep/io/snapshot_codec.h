@@ -9,7 +9,7 @@
 // little-endian bytes, and the view section (format 2) as its canonical bytes.
 //   format 1: header · schema · state · XXH3-64 checksum
 //   format 2: the same with a view section (view_state.h) between state and checksum,
-//             written only for states that have views, so files of sims without views are
+//             written only for a World that has views, so files of sims without views are
 //             byte-identical to those older builds wrote.
 // Decoding checks every length against the bytes that remain (and the caller's limits)
 // before anything is allocated; errors name the file, the byte offset and what was
