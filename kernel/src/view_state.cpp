@@ -1,9 +1,9 @@
-// The view state of snapshot files (view_state.h, docs/hashing.md "View section"): the bytes
-// ViewAccess::save writes, in little-endian order. One walker reads that layout in either
-// byte order, checks every count and id before it is used, and optionally writes the other
-// order; on a little-endian host both orders are the same bytes, so conversion is a checked
-// copy. A file's section is untrusted: nothing here indexes memory with a value it read
-// without a bound first, and the only allocation is a bitmap of `slot_limit` bits.
+// The view state of snapshot files (view_state.h; docs/query.md, "Views in snapshot files"):
+// the bytes ViewAccess::save writes, in little-endian order. One walker reads that layout in
+// either byte order, checks every count and id before it is used, and optionally writes the
+// other order; on a little-endian host both orders are the same bytes, so conversion is a
+// checked copy. A file's section is untrusted: nothing here indexes memory with a value it
+// read without a bound first, and the walker allocates only a bitmap of `slot_limit` bits.
 #include "view_registry.h"
 
 #include <lockstep/view_state.h>

@@ -41,8 +41,8 @@ void refresh_matches(const World& w, ViewState& v) noexcept {
   if (v.cache.seen != QueryAccess::archetype_count(w)) extend_matches(w, v.spec, v.cache);
 }
 
-// Byte writer/reader of the snapshot form (host order: trusted snapshots never leave the
-// process; files do not carry views).
+// Byte writer/reader of the snapshot form (host order). A snapshot file's view section is
+// these bytes in little-endian order (view_state.cpp converts and checks them).
 struct Out {
   std::byte* p;
   std::size_t n = 0;
