@@ -1,6 +1,7 @@
 // States of a recording at a tick (replay_state.h).
 #include <lockstep/inspect/replay_state.h>
 
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/view.h>
 
 #include <algorithm>
@@ -9,6 +10,10 @@
 namespace lockstep::inspect {
 
 namespace {
+bool checkpoint_has_views(const replay::Checkpoint& cp) noexcept {
+  return snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews;
+}
+
 FileStatus error(ErrorCode code, std::string_view name, const std::string& what, std::uint64_t offset = 0) {
   FileStatus st;
   st.code = code;
@@ -25,14 +30,14 @@ FileStatus advance_to(replay::Runner& runner, const replay::Replay& r, std::uint
                                                 " (the recording's last tick)");
   if (runner.tick() > tick)
     return error(ErrorCode::InvalidArgument, name, "the runner is already past tick " + std::to_string(tick));
-  // The last checkpoint at or before `tick`, if it saves steps. Not for a sim with views:
-  // snapshot files do not carry view state, and a view reset by a load reports every member
-  // as Added at its next update, so the sim would not continue as recorded (docs/query.md,
-  // "Views"). Such a sim is stepped from where the runner is: exact, only slower.
+  // The last checkpoint at or before `tick`, if it saves steps. A sim with views needs the
+  // view state too (a view reset by a load reports every member as Added at its next update,
+  // so the sim would not continue as recorded): a checkpoint without it (format 1, from an
+  // older recorder) is skipped and the sim stepped from where the runner is — exact, slower.
   const replay::Checkpoint* best = nullptr;
-  if (viewCount(runner.world()) == 0)
-    for (const replay::Checkpoint& cp : r.checkpoints)
-      if (cp.tick <= tick && cp.tick > runner.tick()) best = &cp;
+  const bool views = viewCount(runner.world()) != 0;
+  for (const replay::Checkpoint& cp : r.checkpoints)
+    if (cp.tick <= tick && cp.tick > runner.tick() && (!views || checkpoint_has_views(cp))) best = &cp;
   if (best != nullptr) {
     Snapshot scratch(runner.world());
     const FileStatus fs = load_snapshot_bytes(best->snapshot, runner.world(), scratch,

@@ -1,9 +1,9 @@
-// inspect::State: capture, snapshot-file decoding without a World, value formatting.
+// inspect::State: capture, snapshot files through io/'s codec (the one hash/ uses), value formatting.
 #include <lockstep/fixed.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/state.h>
 
-#include "reader.h"
+#include <lockstep/io/snapshot_codec.h>
 
 #include <cstdio>
 #include <cstring>
@@ -11,8 +11,6 @@
 #include <istream>
 
 namespace lockstep::inspect {
-
-using detail::Reader;
 
 const Field* Type::field(std::string_view n) const noexcept {
   for (const Field& f : fields)
@@ -63,188 +61,83 @@ std::span<const std::byte> State::value(std::uint32_t a, std::uint32_t row, std:
   return {};
 }
 
-State capture(const StorageView& view) {
-  std::vector<std::byte> bytes;
+namespace {
+
+// The codec's image → a State (moves the bytes; both keep values canonical).
+State state_of(io::SnapshotImage&& img) {
   State s;
-  if (!encode_snapshot(view, bytes).ok()) return s;  // only for types whose fields do not tile
-  (void)decode_state(bytes, s, "<capture>");
+  auto types = [](std::vector<io::SnapshotType>& in, std::vector<Type>& out) {
+    out.resize(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      out[i].name = std::move(in[i].name);
+      out[i].size = in[i].size;
+      out[i].fields.resize(in[i].fields.size());
+      for (std::size_t f = 0; f < in[i].fields.size(); ++f) {
+        io::SnapshotField& src = in[i].fields[f];
+        out[i].fields[f] = Field{std::move(src.name), src.offset, src.element_size, src.count, static_cast<FieldKind>(src.kind)};
+      }
+    }
+  };
+  types(img.components, s.components);
+  types(img.resources, s.resources);
+  s.tick = img.tick;
+  s.generations = std::move(img.generations);
+  s.alive = std::move(img.alive);
+  s.free_slots = std::move(img.free_slots);
+  s.archetypes.resize(img.archetypes.size());
+  for (std::size_t a = 0; a < img.archetypes.size(); ++a) {
+    s.archetypes[a].components = std::move(img.archetypes[a].components);
+    s.archetypes[a].slots = std::move(img.archetypes[a].slots);
+    s.archetypes[a].columns = std::move(img.archetypes[a].columns);
+  }
+  s.resource_values = std::move(img.resource_values);
   return s;
 }
 
-namespace {
-
-constexpr std::uint32_t kMaxName = 255;
-constexpr std::uint32_t kMaxFields = 256;
-constexpr std::uint64_t kChecksum = 8;
-constexpr std::uint64_t kPreamble = 1 + 8 + 4 + 4;
-
-bool read_type(Reader& r, Type& t, const char* what) {
-  const std::uint64_t at = r.pos();
-  std::uint32_t field_count = 0;
-  if (!r.str(t.name, kMaxName, what) || !r.num(t.size, "type size") || !r.num(field_count, "field count")) return false;
-  if (field_count > kMaxFields)
-    return r.error_at(ErrorCode::Corrupt, at, std::string(what) + " '" + t.name + "': expected at most " +
-                                                  std::to_string(kMaxFields) + " fields, found " + std::to_string(field_count));
-  if (!r.need(std::uint64_t{field_count} * 13, "field list")) return false;
-  t.fields.resize(field_count);
-  std::uint64_t end = 0;
-  for (Field& f : t.fields) {
-    const std::uint64_t fat = r.pos();
-    std::uint8_t kind = 0;
-    if (!r.str(f.name, kMaxName, "field name") || !r.num(f.offset, "field offset") ||
-        !r.num(f.element_size, "field element size") || !r.num(f.count, "field count") || !r.num(kind, "field kind"))
-      return false;
-    if (kind < 1 || kind > 5)
-      return r.error_at(ErrorCode::Corrupt, fat, "field '" + f.name + "': expected a field kind 1..5, found " + std::to_string(kind));
-    f.kind = static_cast<FieldKind>(kind);
-    const bool es_ok = f.element_size == 1 || f.element_size == 2 || f.element_size == 4 || f.element_size == 8;
-    if (!es_ok || f.offset != end || (f.kind == FieldKind::Entity && (f.element_size != 4 || f.count % 2 != 0)))
-      return r.error_at(ErrorCode::Corrupt, fat, std::string(what) + " '" + t.name + "' field '" + f.name +
-                                                     "': expected fields that tile the type in order with element size 1, 2, 4 or 8");
-    end += f.size();
-  }
-  if (end != t.size)
-    return r.error_at(ErrorCode::Corrupt, at, std::string(what) + " '" + t.name + "': fields cover " + std::to_string(end) +
-                                                  " bytes, expected the type size " + std::to_string(t.size));
-  return true;
-}
-
-bool read_types(Reader& r, std::vector<Type>& out, const char* what, const char* count_what) {
-  std::uint32_t n = 0;
-  const std::uint64_t at = r.pos();
-  if (!r.num(n, count_what)) return false;
-  if (n > 256) return r.error_at(ErrorCode::Corrupt, at, std::string("expected at most 256 ") + what + "s, found " + std::to_string(n));
-  if (!r.need(std::uint64_t{n} * 12, count_what)) return false;
-  out.resize(n);
-  for (Type& t : out)
-    if (!read_type(r, t, what)) return false;
-  return true;
-}
-
-bool read_body(Reader& r, State& s) {
-  if (!read_types(r, s.components, "component", "component count") ||
-      !read_types(r, s.resources, "resource", "resource count") || !r.num(s.tick, "tick"))
-    return false;
-  std::uint64_t at = r.pos();
-  std::uint32_t slots = 0;
-  if (!r.num(slots, "slot count") || !r.need(std::uint64_t{slots} * 5, "entity table")) return false;
-  if (!r.u32s(s.generations, slots, "generations")) return false;
-  at = r.pos();
-  s.alive.resize(slots);
-  if (!r.raw(s.alive.data(), slots, "liveness")) return false;
-  for (std::uint32_t i = 0; i < slots; ++i)
-    if (s.alive[i] > 1)
-      return r.error_at(ErrorCode::Corrupt, at + i, "liveness of slot " + std::to_string(i) + ": expected 0 or 1, found " +
-                                                        std::to_string(s.alive[i]));
-  at = r.pos();
-  std::uint32_t free_count = 0;
-  if (!r.num(free_count, "free-slot count")) return false;
-  if (free_count > slots)
-    return r.error_at(ErrorCode::Corrupt, at, "expected at most " + std::to_string(slots) + " free slots, found " +
-                                                  std::to_string(free_count));
-  if (!r.u32s(s.free_slots, free_count, "free slots")) return false;
-  at = r.pos();
-  std::uint32_t archetypes = 0;
-  if (!r.num(archetypes, "archetype count")) return false;
-  if (archetypes == 0 || archetypes > 256)
-    return r.error_at(ErrorCode::Corrupt, at, "expected 1..256 archetypes, found " + std::to_string(archetypes));
-  if (!r.need(std::uint64_t{archetypes} * 8, "archetype table")) return false;
-  s.archetypes.resize(archetypes);
-  const std::uint32_t ncomp = static_cast<std::uint32_t>(s.components.size());
-  for (std::uint32_t a = 0; a < archetypes; ++a) {
-    Archetype& arch = s.archetypes[a];
-    at = r.pos();
-    std::uint32_t k = 0;
-    if (!r.num(k, "archetype column count")) return false;
-    if (k > 32 || k > ncomp || (a == 0 && k != 0))
-      return r.error_at(ErrorCode::Corrupt, at, "archetype " + std::to_string(a) + ": expected at most " +
-                                                    std::to_string(a == 0 ? 0 : std::min<std::uint32_t>(32, ncomp)) +
-                                                    " columns, found " + std::to_string(k));
-    at = r.pos();
-    std::uint8_t ids[32] = {};
-    if (!r.raw(ids, k, "archetype component ids")) return false;
-    std::uint64_t row_size = 4;
-    arch.components.resize(k);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      if (ids[i] >= ncomp || (i > 0 && ids[i] <= ids[i - 1]))
-        return r.error_at(ErrorCode::Corrupt, at + i, "archetype " + std::to_string(a) +
-                                                          ": expected ascending component ids below " + std::to_string(ncomp));
-      arch.components[i] = ids[i];
-      row_size += s.components[ids[i]].size;
+io::SnapshotImage image_of(const State& s) {
+  io::SnapshotImage img;
+  auto types = [](const std::vector<Type>& in, std::vector<io::SnapshotType>& out) {
+    out.resize(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      out[i].name = in[i].name;
+      out[i].size = in[i].size;
+      for (const Field& f : in[i].fields)
+        out[i].fields.push_back({f.name, f.offset, f.element_size, f.count, static_cast<std::uint8_t>(f.kind)});
     }
-    at = r.pos();
-    std::uint32_t rows = 0;
-    if (!r.num(rows, "archetype row count")) return false;
-    if (rows > slots)
-      return r.error_at(ErrorCode::Corrupt, at, "archetype " + std::to_string(a) + ": expected at most " +
-                                                    std::to_string(slots) + " rows, found " + std::to_string(rows));
-    if (!r.need(std::uint64_t{rows} * row_size, "archetype rows")) return false;
-    at = r.pos();
-    if (!r.u32s(arch.slots, rows, "archetype slot ids")) return false;
-    for (std::uint32_t i = 0; i < rows; ++i)
-      if (arch.slots[i] >= slots || (i > 0 && arch.slots[i] <= arch.slots[i - 1]) || s.alive[arch.slots[i]] == 0)
-        return r.error_at(ErrorCode::Corrupt, at + 4ull * i, "archetype " + std::to_string(a) +
-                                                                 ": expected ascending ids of live slots");
-    arch.columns.resize(k);
-    for (std::uint32_t i = 0; i < k; ++i)
-      if (!r.bytes(arch.columns[i], std::uint64_t{rows} * s.components[ids[i]].size, "column bytes")) return false;
-  }
-  s.resource_values.resize(s.resources.size());
-  for (std::size_t i = 0; i < s.resources.size(); ++i)
-    if (!r.bytes(s.resource_values[i], s.resources[i].size, "resource bytes")) return false;
-  if (r.remaining() != 0)
-    return r.error(ErrorCode::Corrupt, "expected the checksum, found " + std::to_string(r.remaining()) + " more bytes");
-  return true;
+  };
+  types(s.components, img.components);
+  types(s.resources, img.resources);
+  img.tick = s.tick;
+  img.generations = s.generations;
+  img.alive = s.alive;
+  img.free_slots = s.free_slots;
+  img.archetypes.resize(s.archetypes.size());
+  for (std::size_t a = 0; a < s.archetypes.size(); ++a)
+    img.archetypes[a] = {s.archetypes[a].components, s.archetypes[a].slots, s.archetypes[a].columns};
+  img.resource_values = s.resource_values;
+  return img;
 }
 
 }  // namespace
 
+State capture(const StorageView& view) {
+  io::SnapshotImage img;
+  if (!io::snapshot_image_of(view, img).ok()) return State{};  // only for types whose fields do not tile
+  return state_of(std::move(img));
+}
+
+// The view section of a format-2 file is checked by the decoder and then left out: a State is
+// what the hash covers, and views are derived state.
 FileStatus decode_state(std::span<const std::byte> bytes, State& out, std::string_view name, bool verify_checksum) {
   out = State{};
-  auto fail = [&](ErrorCode code, std::uint64_t offset, const std::string& what) {
-    return detail::file_error(name, code, offset, what);
-  };
-  const std::uint64_t size = bytes.size();
-  if (size < kPreamble + kChecksum)
-    return fail(ErrorCode::Corrupt, size, "truncated: expected at least " + std::to_string(kPreamble + kChecksum) +
-                                              " bytes (snapshot header and checksum), file has " + std::to_string(size));
-  if (std::to_integer<unsigned>(bytes[0]) != 1)
-    return fail(ErrorCode::Corrupt, 0, "expected the little-endian flag 1, found " + std::to_string(std::to_integer<unsigned>(bytes[0])));
-  if (std::memcmp(bytes.data() + 1, kSnapshotFileMagic, sizeof kSnapshotFileMagic) != 0)
-    return fail(ErrorCode::Corrupt, 1, "expected the snapshot magic \"LSSNAP\\r\\n\"");
-  const std::uint64_t body = size - kChecksum;
-  const std::uint64_t stored = detail::load_le64(bytes.data() + body);
-  const std::uint64_t actual = xxh3_64(bytes.first(body));
-  if (verify_checksum && stored != actual)
-    return fail(ErrorCode::Corrupt, body, "expected checksum " + to_hex(actual) + " of the preceding bytes, stored " +
-                                              to_hex(stored) + " (truncated or corrupted)");
-  try {
-    hash::ByteSpanSource src(bytes.data(), body);
-    std::istream is(&src);
-    cereal::PortableBinaryInputArchive ar(is, cereal::PortableBinaryInputArchive::Options::Default());
-    Reader r(src, ar, name);
-    char magic[8];
-    std::uint32_t version = 0, flags = 0;
-    if (!r.raw(magic, 8, "magic") || !r.num(version, "format version")) return std::move(r.status());
-    if (version != kSnapshotFileVersion) {
-      r.error_at(ErrorCode::Mismatch, 9, "expected snapshot format version " + std::to_string(kSnapshotFileVersion) +
-                                             ", found " + std::to_string(version));
-      return std::move(r.status());
-    }
-    if (!r.num(flags, "flags")) return std::move(r.status());
-    if (flags != 0) {
-      r.error_at(ErrorCode::Mismatch, 13, "expected flags 0, found " + std::to_string(flags));
-      return std::move(r.status());
-    }
-    if (!read_body(r, out)) {
-      out = State{};
-      return std::move(r.status());
-    }
-  } catch (const std::exception& e) {
-    out = State{};
-    return fail(ErrorCode::Corrupt, 0, std::string("decode failed: ") + e.what());
-  }
-  return FileStatus::Ok();
+  io::SnapshotImage img;
+  io::CodecStatus st = io::decode_snapshot_image(bytes, img, name, {}, verify_checksum);
+  if (st.ok()) out = state_of(std::move(img));
+  FileStatus fs;
+  fs.code = st.code;
+  fs.message = std::move(st.message);
+  fs.offset = st.offset;
+  return fs;
 }
 
 FileStatus read_file_bytes(const std::string& path, std::vector<std::byte>& out, std::uint64_t max_bytes) {
@@ -288,61 +181,9 @@ FileStatus read_state_file(const std::string& path, State& out) {
   return decode_state(bytes, out, path);
 }
 
-namespace {
-void put32(std::vector<std::byte>& o, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) o.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
-}
-void put64(std::vector<std::byte>& o, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) o.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
-}
-void put_str(std::vector<std::byte>& o, const std::string& s) {
-  put32(o, static_cast<std::uint32_t>(s.size()));
-  for (char c : s) o.push_back(static_cast<std::byte>(c));
-}
-void put_type(std::vector<std::byte>& o, const Type& t) {
-  put_str(o, t.name);
-  put32(o, t.size);
-  put32(o, static_cast<std::uint32_t>(t.fields.size()));
-  for (const Field& f : t.fields) {
-    put_str(o, f.name);
-    put32(o, f.offset);
-    o.push_back(static_cast<std::byte>(f.element_size & 0xFFu));
-    o.push_back(static_cast<std::byte>(f.element_size >> 8));
-    o.push_back(static_cast<std::byte>(f.count & 0xFFu));
-    o.push_back(static_cast<std::byte>(f.count >> 8));
-    o.push_back(static_cast<std::byte>(f.kind));
-  }
-}
-}  // namespace
-
-// The snapshot-file layout written directly: the values are already canonical bytes, so
-// this is byte-for-byte what encode_snapshot (cereal, little-endian) writes.
 std::vector<std::byte> encode_state(const State& s) {
   std::vector<std::byte> o;
-  o.push_back(std::byte{1});
-  for (char c : kSnapshotFileMagic) o.push_back(static_cast<std::byte>(c));
-  put32(o, kSnapshotFileVersion);
-  put32(o, 0);
-  put32(o, static_cast<std::uint32_t>(s.components.size()));
-  for (const Type& t : s.components) put_type(o, t);
-  put32(o, static_cast<std::uint32_t>(s.resources.size()));
-  for (const Type& t : s.resources) put_type(o, t);
-  put64(o, s.tick);
-  put32(o, s.slot_count());
-  for (std::uint32_t g : s.generations) put32(o, g);
-  for (std::uint8_t a : s.alive) o.push_back(static_cast<std::byte>(a));
-  put32(o, static_cast<std::uint32_t>(s.free_slots.size()));
-  for (std::uint32_t f : s.free_slots) put32(o, f);
-  put32(o, static_cast<std::uint32_t>(s.archetypes.size()));
-  for (const Archetype& a : s.archetypes) {
-    put32(o, static_cast<std::uint32_t>(a.components.size()));
-    for (std::uint32_t c : a.components) o.push_back(static_cast<std::byte>(c));
-    put32(o, static_cast<std::uint32_t>(a.slots.size()));
-    for (std::uint32_t sl : a.slots) put32(o, sl);
-    for (const auto& col : a.columns) o.insert(o.end(), col.begin(), col.end());
-  }
-  for (const auto& v : s.resource_values) o.insert(o.end(), v.begin(), v.end());
-  put64(o, xxh3_64(o));
+  io::encode_snapshot_image(image_of(s), o);
   return o;
 }
 

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <vector>
 
 namespace lockstep::detail {
 
@@ -69,7 +71,17 @@ struct ViewAccess {
   // Snapshots (snapshot.cpp): bytes a save needs, the save itself (returns bytes written),
   // the shape check before a load changes anything, and the load (null data: reset).
   static std::size_t save_capacity(const World& w) noexcept;
+  static std::size_t save_capacity(const ViewRegistry& reg) noexcept;
   static std::size_t save(const World& w, std::byte* out) noexcept;
+  static std::size_t save(const ViewRegistry& reg, std::byte* out) noexcept;
+  // A snapshot file's view section (little-endian, view_state.h) -> the host-order bytes
+  // `save` writes, into `out` (bytes.size() bytes). Checks the structure against this world's
+  // components and capacities first; check_load then compares it with the registered views.
+  static Status from_file(const World& w, std::span<const std::byte> bytes, std::byte* out, std::uint64_t& offset);
+  // The live view state as a file's view section; and loading prepared (host-order) bytes.
+  static Status encode(const World& w, std::vector<std::byte>& out);
+  static void restore(World& w, std::span<const std::byte> host) noexcept;
+
   static Status check_load(const World& w, const std::byte* data, std::size_t size) noexcept;
   static void load(World& w, const std::byte* data, std::size_t size) noexcept;
 };

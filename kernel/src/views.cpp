@@ -41,8 +41,8 @@ void refresh_matches(const World& w, ViewState& v) noexcept {
   if (v.cache.seen != QueryAccess::archetype_count(w)) extend_matches(w, v.spec, v.cache);
 }
 
-// Byte writer/reader of the snapshot form (host order: trusted snapshots never leave the
-// process; files do not carry views).
+// Byte writer/reader of the snapshot form (host order). A snapshot file's view section is
+// these bytes in little-endian order (view_state.cpp converts and checks them).
 struct Out {
   std::byte* p;
   std::size_t n = 0;
@@ -240,16 +240,22 @@ Status ViewAccess::update(World& w) noexcept {
 }
 
 std::size_t ViewAccess::save_capacity(const World& w) noexcept {
-  if (w.views_ == nullptr) return 0;
-  const ViewRegistry& reg = *w.views_;
+  return w.views_ == nullptr ? 0 : save_capacity(*w.views_);
+}
+
+std::size_t ViewAccess::save_capacity(const ViewRegistry& reg) noexcept {
   std::size_t bytes = 4 + 4 + 4 + sizeof(IdSet256) + std::size_t{reg.slots} * 4u;
   for (std::uint32_t i = 0; i < reg.count; ++i)
-    bytes += sizeof(ViewHeader) + std::size_t{reg.slots} * (4u + reg.views[i]->stride + 3u * sizeof(Entity));
+    bytes += sizeof(ViewHeader) + std::size_t{reg.views[i]->watched_count} * 4u +
+             std::size_t{reg.slots} * (4u + reg.views[i]->stride + 3u * sizeof(Entity));
   return bytes;
 }
 
-std::size_t ViewAccess::save(const World& w, std::byte* out) noexcept {
-  const ViewRegistry& reg = *w.views_;
+std::size_t ViewAccess::save(const World& w, std::byte* out) noexcept { return save(*w.views_, out); }
+
+// The watched ids follow each header so that the saved bytes describe their own records:
+// a snapshot file's view section (view_state.cpp) is these bytes in little-endian order.
+std::size_t ViewAccess::save(const ViewRegistry& reg, std::byte* out) noexcept {
   const ViewJournal& j = reg.journal;
   Out o{out};
   o.put(reg.count);
@@ -262,6 +268,7 @@ std::size_t ViewAccess::save(const World& w, std::byte* out) noexcept {
     const ViewHeader h{v.stride,    v.watched_count, v.members, v.high,   v.n_added,
                        v.n_removed, v.n_modified,    v.fresh ? 1u : 0u, v.tick, v.updates};
     o.put(h);
+    o.put(v.watched, std::size_t{v.watched_count} * 4u);
     o.put(v.member.get(), std::size_t{v.high} * 4u);
     o.put(v.shadow.get(), std::size_t{v.high} * v.stride);
     const Entity* lists = v.lists.get();
@@ -288,6 +295,9 @@ Status ViewAccess::check_load(const World& w, const std::byte* data, std::size_t
     const auto h = in.get<ViewHeader>();
     if (!in.ok || h.stride != v.stride || h.watched_count != v.watched_count || h.high > slots ||
         h.n_added > slots || h.n_removed > slots || h.n_modified > slots)
+      return mismatch;
+    const std::byte* ids = in.take(std::size_t{h.watched_count} * 4u);
+    if (ids == nullptr || (h.watched_count != 0 && std::memcmp(ids, v.watched, std::size_t{h.watched_count} * 4u) != 0))
       return mismatch;
     (void)in.take(std::size_t{h.high} * (4u + h.stride) +
                   (std::size_t{h.n_added} + h.n_removed + h.n_modified) * sizeof(Entity));
@@ -323,6 +333,7 @@ void ViewAccess::load(World& w, const std::byte* data, std::size_t size) noexcep
   for (std::uint32_t i = 0; i < reg.count; ++i) {
     ViewState& v = *reg.views[i];
     const auto h = in.get<ViewHeader>();
+    (void)in.take(std::size_t{h.watched_count} * 4u);
     if (v.high > h.high) std::fill_n(v.member.get() + h.high, v.high - h.high, 0u);
     v.members = h.members;
     v.high = h.high;

@@ -1,5 +1,6 @@
 // Recording bots' matches into memory (record.h): the in-memory half of `lockstep record`.
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/replay/record.h>
 #include <lockstep/replay/runner.h>
 
@@ -32,7 +33,8 @@ Status record_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_se
     if (checkpoint_every != 0 && runner.tick() % checkpoint_every == 0) {
       Checkpoint cp;
       cp.tick = runner.tick();
-      if (!encode_snapshot(runner.world().storage(), cp.snapshot).ok())
+      // From the World, not its StorageView: a sim with views gets format-2 checkpoints.
+      if (!encode_world_snapshot(runner.world(), cp.snapshot).ok())
         return {ErrorCode::InvalidArgument, "record_bots: a checkpoint could not be encoded"};
       out.checkpoints.push_back(std::move(cp));
     }

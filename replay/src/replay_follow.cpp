@@ -2,6 +2,7 @@
 #include <lockstep/replay/replay_follow.h>
 
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/view.h>
 
 #include "replay_io.h"
@@ -97,11 +98,12 @@ struct ReplayFollower::State {
         target = r.checkpoints.empty() ? 0 : r.checkpoints.back().tick;
         break;
     }
-    // A sim with views starts at tick 0: snapshot files carry no view state (docs/query.md).
+    // A sim with views resumes only from checkpoints that carry the view state (format 2);
+    // with older ones it starts at tick 0 (docs/query.md, "Views").
     const Checkpoint* best = nullptr;
-    if (viewCount(runner->world()) == 0)
-      for (const Checkpoint& cp : r.checkpoints)
-        if (cp.tick <= target) best = &cp;
+    const bool views = viewCount(runner->world()) != 0;
+    for (const Checkpoint& cp : r.checkpoints)
+      if (cp.tick <= target && (!views || snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews)) best = &cp;
     if (best != nullptr) {
       Snapshot scratch(runner->world());
       const FileStatus fs = load_snapshot_bytes(best->snapshot, runner->world(), scratch,

@@ -9,6 +9,7 @@
 #include "rollback/rollback_support.h"
 
 #include <lockstep/hash/snapshot_file.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/inspect/state.h>
@@ -17,9 +18,11 @@
 #include <lockstep/rollback/synctest.h>
 #include <lockstep/system_access.h>
 #include <lockstep/view.h>
+#include <lockstep/view_state.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -241,23 +244,22 @@ TEST(ViewSim, SynctestAtDistance8Passes) {
   }
 }
 
-// Tools that open a recording at a tick (dump, query, diff, the viewer: inspect::advance_to)
-// step a sim with views from tick 0 instead of loading a checkpoint: snapshot files carry no
-// view state, and a view reset by a load would make this sim continue differently.
-TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
-  const ViewSim sim;
-  const SimConfig config = two_players();
-  Runner a(sim, config);
-  ASSERT_TRUE(a.status().ok()) << a.status().message();
+namespace {
+
+// A recording of the sim with a checkpoint at ticks 40 and 80 — format 2 (the World, with its
+// views), or format 1 (its StorageView, as recorders before 0.3 wrote them); `a` ends as the
+// uninterrupted run at `ticks`.
+lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, std::uint64_t ticks, bool views = true) {
   lockstep::replay::Replay r;
-  r.header = lockstep::replay::make_header(sim, config, a.world().storage(), 0);
+  r.header = lockstep::replay::make_header(sim, two_players(), a.world().storage(), 0);
   std::vector<std::byte> frame(a.frame_bytes());
-  std::unique_ptr<Bot> p0 = sim.make_bot(config, 5, 0), p1 = sim.make_bot(config, 5, 1);
-  const std::uint64_t ticks = 120;
+  std::unique_ptr<Bot> p0 = sim.make_bot(two_players(), 5, 0), p1 = sim.make_bot(two_players(), 5, 1);
   for (std::uint64_t t = 0; t < ticks; ++t) {
     if (t == 40 || t == 80) {
       lockstep::replay::Checkpoint cp{t, {}};
-      ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), cp.snapshot).ok());
+      EXPECT_TRUE((views ? lockstep::encode_world_snapshot(a.world(), cp.snapshot)
+                         : lockstep::encode_snapshot(a.world().storage(), cp.snapshot))
+                      .ok());
       r.checkpoints.push_back(std::move(cp));
     }
     p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
@@ -265,26 +267,113 @@ TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
     std::vector<std::byte> canonical = frame;
     Runner::host_to_canonical(sim.input_type(), canonical);
     r.inputs.insert(r.inputs.end(), canonical.begin(), canonical.end());
-    ASSERT_TRUE(a.step(frame).ok()) << "tick " << t;
+    EXPECT_TRUE(a.step(frame).ok()) << "tick " << t;
   }
-  lockstep::inspect::State at;
-  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "views.replay").ok());
-  const lockstep::inspect::StateDiff d = lockstep::inspect::diff(lockstep::inspect::capture(a.world().storage()), at);
-  EXPECT_TRUE(d.equal()) << d.total << " differences";
-  // What the checkpoint path gives (a load resets the views): a different state, so the
-  // guard above is needed — the proof that this test can fail.
-  Runner b(sim, config);
-  ASSERT_TRUE(b.status().ok());
+  return r;
+}
+
+// Loads `snapshot` into a fresh runner and steps the recording's frames from `from` to `to`.
+lockstep::inspect::State resume(const ViewSim& sim, const lockstep::replay::Replay& r, std::span<const std::byte> snapshot,
+                                std::uint64_t from, std::uint64_t to) {
+  Runner b(sim, two_players());
+  EXPECT_TRUE(b.status().ok());
   Snapshot scratch(b.world());
-  ASSERT_TRUE(lockstep::load_snapshot_bytes(r.checkpoints[1].snapshot, b.world(), scratch, "checkpoint").ok());
+  const FileStatus st = lockstep::load_snapshot_bytes(snapshot, b.world(), scratch, "checkpoint");
+  EXPECT_TRUE(st.ok()) << st.message;
   (void)b.rehash();
-  for (std::uint64_t t = 80; t < ticks; ++t) {
+  std::vector<std::byte> frame(b.frame_bytes());
+  for (std::uint64_t t = from; t < to; ++t) {
     const auto f = r.frame(t);
     std::copy(f.begin(), f.end(), frame.begin());
     Runner::canonical_to_host(sim.input_type(), frame);
-    ASSERT_TRUE(b.step(frame).ok());
+    EXPECT_TRUE(b.step(frame).ok());
   }
-  EXPECT_FALSE(lockstep::inspect::diff(lockstep::inspect::capture(a.world().storage()),
-                                       lockstep::inspect::capture(b.world().storage()))
-                   .equal());
+  return lockstep::inspect::capture(b.world().storage());
+}
+
+}  // namespace
+
+// Checkpoints of a sim with views carry the view state (format 2), so a tool that opens a
+// recording at a tick (dump, query, diff, the viewer: inspect::advance_to) resumes from the
+// nearest checkpoint and gets exactly the uninterrupted state.
+TEST(ViewSim, StateAtATickOfARecordingWithCheckpointsIsTheUninterruptedOne) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  ASSERT_TRUE(a.status().ok()) << a.status().message();
+  const std::uint64_t ticks = 120;
+  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks);
+  ASSERT_EQ(r.checkpoints.size(), 2u);
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersionViews);
+  const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
+  lockstep::inspect::State at;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "views.replay").ok());
+  lockstep::inspect::StateDiff d = lockstep::inspect::diff(want, at);
+  EXPECT_TRUE(d.equal()) << d.total << " differences";
+  // The checkpoint at 80 is what was used: with other (valid) inputs before it, a run from
+  // tick 0 would end elsewhere, but the state at 120 is unchanged.
+  lockstep::replay::Replay altered = r;
+  for (std::uint64_t t = 0; t < 80; ++t) {
+    const std::size_t at_byte = static_cast<std::size_t>(t * altered.header.frame_bytes());
+    altered.inputs[at_byte] = static_cast<std::byte>((std::to_integer<unsigned>(altered.inputs[at_byte]) + 3) % 7);
+  }
+  lockstep::inspect::State from_zero_differs;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, altered, 79, from_zero_differs, "altered.replay").ok());
+  Runner a79(sim, two_players());
+  ASSERT_TRUE(lockstep::inspect::advance_to(a79, r, 79, "views.replay").ok());
+  EXPECT_FALSE(lockstep::inspect::diff(lockstep::inspect::capture(a79.world().storage()), from_zero_differs).equal());
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, altered, ticks, at, "altered.replay").ok());
+  d = lockstep::inspect::diff(want, at);
+  EXPECT_TRUE(d.equal()) << d.total << " differences";
+  // Loading the checkpoint directly and stepping agrees too.
+  EXPECT_TRUE(lockstep::inspect::diff(want, resume(sim, r, r.checkpoints[1].snapshot, 80, ticks)).equal());
+}
+
+// A format-1 checkpoint (an older recorder's) still loads and resets the views, as before:
+// the sim then continues differently — which is why tools skip such checkpoints for a sim
+// with views (and the proof that the agreement above can fail).
+TEST(ViewSim, AFormat1CheckpointLoadsResetsTheViewsAndIsSkippedBySeeking) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  const std::uint64_t ticks = 120;
+  const lockstep::replay::Replay r = record_with_checkpoints(sim, a, ticks, /*views=*/false);
+  const lockstep::inspect::State want = lockstep::inspect::capture(a.world().storage());
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersion);
+  EXPECT_FALSE(lockstep::inspect::diff(want, resume(sim, r, r.checkpoints[1].snapshot, 80, ticks)).equal());
+  lockstep::inspect::State at;
+  ASSERT_TRUE(lockstep::inspect::state_at_tick(sim, r, ticks, at, "old.replay").ok());
+  EXPECT_TRUE(lockstep::inspect::diff(want, at).equal());
+}
+
+// The view section is checked by inspect's decoder and left out of the State (a State is what
+// the hash covers), and a world without the file's views refuses it before anything changes.
+TEST(ViewSim, TheViewSectionIsReadByBothSidesAndAWorldWithoutViewsRefusesIt) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  (void)record_with_checkpoints(sim, a, 60);
+  std::vector<std::byte> file, plain_file;
+  ASSERT_TRUE(lockstep::encode_world_snapshot(a.world(), file).ok());
+  ASSERT_TRUE(lockstep::encode_snapshot(a.world().storage(), plain_file).ok());
+  std::vector<std::byte> views;
+  ASSERT_TRUE(lockstep::encodeViewState(a.world(), views).ok());
+  ASSERT_FALSE(views.empty());
+  // Format 2 = format 1's body with version 2, then the length-prefixed section.
+  ASSERT_EQ(file.size(), plain_file.size() + 8 + views.size());
+  EXPECT_TRUE(std::equal(views.begin(), views.end(), file.end() - 8 - static_cast<std::ptrdiff_t>(views.size())));
+  lockstep::inspect::State s;
+  ASSERT_TRUE(lockstep::inspect::decode_state(file, s, "v.lssnap").ok());
+  EXPECT_EQ(lockstep::inspect::encode_state(s), plain_file);
+  // Same components, no views registered.
+  World plain(sim.world_config(two_players()));
+  ASSERT_TRUE(plain.registerComponent<VUnit>().ok());
+  ASSERT_TRUE(plain.registerComponent<VScar>().ok());
+  ASSERT_TRUE(plain.registerResource<VFrame>(VFrame{}).ok());
+  ASSERT_TRUE(plain.registerResource<VTally>(VTally{}).ok());
+  Snapshot scratch(plain);
+  const FileStatus st = lockstep::load_snapshot_bytes(file, plain, scratch, "v.lssnap");
+  const std::size_t views_at = file.size() - 8 - views.size();
+  EXPECT_EQ(st.code, ErrorCode::Mismatch) << st.message;
+  EXPECT_EQ(st.offset, views_at);
+  EXPECT_EQ(st.message, "v.lssnap: byte " + std::to_string(views_at) +
+                            ": view section: load: the snapshot's views differ from the world's");
+  EXPECT_EQ(plain.tick(), 0u);
 }

@@ -5,6 +5,7 @@
 
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/dump.h>
@@ -480,15 +481,15 @@ const std::string& Session::error() const noexcept { return impl_->error; }
 std::string Session::index(std::uint64_t max_bytes) {
   Impl& m = *impl_;
   if (m.kind != Impl::Kind::Replay) return "";
-  // A sim with views cannot start from a snapshot (advance_to steps it from where it is).
-  if (viewCount(m.runner->world()) != 0) return "";
+  // A sim with views is indexed too: encode_world_snapshot carries its view state (format 2), so
+  // advance_to resumes it from these checkpoints exactly.
   const std::uint64_t last = m.rec.frame_count();
   m.runner = std::make_unique<replay::Runner>(*m.sim, m.rec.header.config);
   if (!m.runner->status().ok()) return m.name + ": cannot build the sim: " + m.runner->status().message();
   // The interval from the size of the first snapshot: at most max_bytes of them in all, at
   // least every 16 ticks apart (closer saves less than it costs).
   std::vector<std::byte> bytes;
-  if (const FileStatus fs = encode_snapshot(m.runner->world().storage(), bytes); !fs.ok()) return fs.message;
+  if (const FileStatus fs = encode_world_snapshot(m.runner->world(), bytes); !fs.ok()) return fs.message;
   const std::uint64_t count = std::max<std::uint64_t>(1, max_bytes / std::max<std::size_t>(bytes.size() * 2, 1));
   const std::uint64_t interval = std::max<std::uint64_t>(16, (last + count - 1) / count);
   std::vector<replay::Checkpoint> added;
@@ -497,7 +498,7 @@ std::string Session::index(std::uint64_t max_bytes) {
     if (const FileStatus st = inspect::advance_to(*m.runner, m.rec, t, m.name); !st.ok()) return st.message;
     replay::Checkpoint cp;
     cp.tick = t;
-    if (const FileStatus fs = encode_snapshot(m.runner->world().storage(), cp.snapshot); !fs.ok()) return fs.message;
+    if (const FileStatus fs = encode_world_snapshot(m.runner->world(), cp.snapshot); !fs.ok()) return fs.message;
     used += cp.snapshot.size();
     if (used > max_bytes) break;  // the world grew: keep what fits
     added.push_back(std::move(cp));

@@ -28,8 +28,9 @@
 //    every tick: the lists read during tick t describe the changes since the start of
 //    tick t-1 (everything tick t-1's inputs, systems and flush did).
 //  * The view state (membership, the values compared against, the current lists) is
-//    restored by World::load from a snapshot World::save made; snapshot files do not carry
-//    it (a load from one resets every view: its next update reports all members as Added).
+//    restored by World::load from a snapshot World::save made. Snapshot files written from a
+//    World carry it since format 2 (view_state.h) and load_snapshot_* restores it; a format-1
+//    file resets every view (its next update reports all members as Added).
 // Nothing allocates after registration: each view reserves per-slot arrays for
 // WorldConfig::max_entities slots when it is registered.
 #include <lockstep/query_where.h>
