@@ -15,6 +15,7 @@ namespace lockstep::rollback {
 
 namespace {
 
+// lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
 using Clock = std::chrono::steady_clock;
 using session_wire::get_u32;
 using session_wire::get_u64;
@@ -163,6 +164,7 @@ replay::ReplayStatus RelayServer::State::ingest(replay::ByteSource& source) {
 RelayServer::State::Subscriber* RelayServer::State::admit(const net::Address& from, Clock::time_point now) {
   for (Subscriber& s : subscribers)
     if (net::same_endpoint(s.address, from)) return &s;
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const auto idle = std::chrono::milliseconds(config.idle_timeout_ms);
   subscribers.erase(std::remove_if(subscribers.begin(), subscribers.end(),
                                    [&](const Subscriber& s) { return now - s.last_seen > idle; }),
@@ -242,6 +244,7 @@ const RelayStats& RelayServer::stats() const noexcept { return state_->stats; }
 bool RelayServer::subscribers_have_everything() const noexcept {
   // Only watchers still asking count: one that fetched what it needed and went quiet (a
   // rejoining peer takes the history once) is not waited for.
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const Clock::time_point active = Clock::now() - std::chrono::seconds(1);
   for (const State::Subscriber& sub : state_->subscribers)
     if (sub.last_seen > active && sub.asked_from < state_->bytes.size()) return false;
@@ -320,6 +323,7 @@ void RelaySource::State::receive() {
 void RelaySource::State::request(Clock::time_point now) {
   // Ask for the next window once the last one arrived, or again after 20 ms (loss, or nothing
   // new yet at the relay).
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   if (bytes.size() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
   Message m;
   m.kind = Kind::Request;
@@ -357,8 +361,10 @@ replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte
   s.request(Clock::now());
   // Behind the relay (joining late, or after a burst): fetch window after window for up to
   // 10 ms instead of one window per read.
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const Clock::time_point until = Clock::now() + std::chrono::milliseconds(10);
   while (s.bytes.size() < s.relay_total && !s.full && Clock::now() < until) {
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     s.receive();
     s.request(Clock::now());
@@ -378,6 +384,7 @@ bool RelaySource::caught_up() const noexcept {
 replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_ms, replay::Replay& out) {
   replay::ReplayStreamDecoder decoder(source.describe());
   std::vector<std::byte> buf(65536);
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!source.caught_up() || decoder.bytes_received() < source.fetched_bytes() || !decoder.has_header()) {
     std::size_t got = 0;
@@ -388,6 +395,7 @@ replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_
       return source_error(source.describe(), decoder.bytes_received(),
                           source.caught_up() ? "no recording header arrived within the timeout"
                                              : "the recording did not arrive within the timeout");
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   out = decoder.replay();
