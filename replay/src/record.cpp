@@ -71,7 +71,7 @@ class RecordSink {
     const bool checkpoint = header_.checkpoint_interval != 0 && runner.tick() % header_.checkpoint_interval == 0;
     if (!json_) {
       ReplayStatus st = recorder_.tick(canonical, h);
-      if (st.ok() && checkpoint) st = recorder_.checkpoint(runner.world().storage());
+      if (st.ok() && checkpoint) st = recorder_.checkpoint(runner.world());  // format 2 for a sim with views
       return kept(std::move(st), why);
     }
     memory_.inputs.insert(memory_.inputs.end(), canonical.begin(), canonical.end());
@@ -79,7 +79,7 @@ class RecordSink {
     if (checkpoint) {
       Checkpoint cp;
       cp.tick = runner.tick();
-      if (const FileStatus fs = encode_snapshot(runner.world().storage(), cp.snapshot); !fs.ok()) {
+      if (const FileStatus fs = encode_world_snapshot(runner.world(), cp.snapshot); !fs.ok()) {
         why.message = fs.message;
         return false;
       }

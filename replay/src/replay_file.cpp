@@ -3,6 +3,8 @@
 #include <lockstep/hash/bounded_read.h>
 #include <lockstep/hash/byte_stream.h>
 #include <lockstep/hash/durable_file.h>
+#include <lockstep/hash/world_snapshot.h>
+#include <lockstep/world.h>
 #include <lockstep/replay/replay_file.h>
 
 #include "replay_io.h"
@@ -830,15 +832,33 @@ ReplayStatus ReplayRecorder::flush_pair() {
 }
 
 ReplayStatus ReplayRecorder::checkpoint(const StorageView& state) {
+  if (ReplayStatus st = can_checkpoint(state.tick()); !st.ok()) return st;
+  Checkpoint cp;
+  cp.tick = frames_;
+  const FileStatus fs = encode_snapshot(state, cp.snapshot);
+  if (!fs.ok()) return fail_tick(ErrorCode::Internal, path_, written_, frames_, "snapshot encoding failed: " + fs.message);
+  return add_checkpoint(std::move(cp));
+}
+
+ReplayStatus ReplayRecorder::checkpoint(const World& world) {
+  if (ReplayStatus st = can_checkpoint(world.tick()); !st.ok()) return st;
+  Checkpoint cp;
+  cp.tick = frames_;
+  const FileStatus fs = encode_world_snapshot(world, cp.snapshot);
+  if (!fs.ok()) return fail_tick(ErrorCode::Internal, path_, written_, frames_, "snapshot encoding failed: " + fs.message);
+  return add_checkpoint(std::move(cp));
+}
+
+ReplayStatus ReplayRecorder::can_checkpoint(std::uint64_t tick) const {
   if (file_ == nullptr) return fail(ErrorCode::InvalidArgument, path_, 0, "recorder not open");
   if ((header_.flags & kReplayHasCheckpoints) == 0)
     return fail(ErrorCode::InvalidArgument, path_, 0, "header declares no checkpoints");
-  if (state.tick() != frames_)
-    return fail_tick(ErrorCode::InvalidArgument, path_, written_, state.tick(), "checkpoint tick differs from the frame count");
-  Checkpoint cp;
-  cp.tick = frames_;
-  FileStatus fs = encode_snapshot(state, cp.snapshot);
-  if (!fs.ok()) return fail_tick(ErrorCode::Internal, path_, written_, frames_, "snapshot encoding failed: " + fs.message);
+  if (tick != frames_)
+    return fail_tick(ErrorCode::InvalidArgument, path_, written_, tick, "checkpoint tick differs from the frame count");
+  return ReplayStatus::Ok();
+}
+
+ReplayStatus ReplayRecorder::add_checkpoint(Checkpoint cp) {
   if (frames_ == pair_start_) {
     std::vector<std::byte> bytes;
     append_checkpoint(bytes, cp);

@@ -377,3 +377,42 @@ TEST(ViewSim, TheViewSectionIsReadByBothSidesAndAWorldWithoutViewsRefusesIt) {
                             ": view section: load: the snapshot's views differ from the world's");
   EXPECT_EQ(plain.tick(), 0u);
 }
+
+// `lockstep record` and every recorder that hands it the World: its checkpoints of a sim with
+// views are format 2 (seekable from there); from a StorageView they stay format 1.
+TEST(ViewSim, ARecorderGivenTheWorldWritesFormat2Checkpoints) {
+  const ViewSim sim;
+  Runner a(sim, two_players());
+  ASSERT_TRUE(a.status().ok());
+  const std::string path = ::testing::TempDir() + "view_sim_recorder.replay";
+  lockstep::replay::ReplayRecorder rec;
+  ASSERT_TRUE(rec.open(path, lockstep::replay::make_header(sim, two_players(), a.world().storage(),
+                                                           lockstep::replay::kReplayHasHashes |
+                                                               lockstep::replay::kReplayHasCheckpoints,
+                                                           lockstep::replay::kDefaultBlockTicks, 20))
+                  .ok());
+  ASSERT_TRUE(rec.initial(a.hash()).ok());
+  std::vector<std::byte> frame(a.frame_bytes());
+  std::unique_ptr<Bot> p0 = sim.make_bot(two_players(), 5, 0), p1 = sim.make_bot(two_players(), 5, 1);
+  for (std::uint64_t t = 0; t < 60; ++t) {
+    p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
+    p1->generate(t, a.world(), std::span<std::byte>(frame.data() + sizeof(VInput), sizeof(VInput)));
+    std::vector<std::byte> canonical = frame;
+    Runner::host_to_canonical(sim.input_type(), canonical);
+    ASSERT_TRUE(a.step(frame).ok());
+    ASSERT_TRUE(rec.tick(canonical, &a.hash()).ok());
+    if (a.world().tick() == 20) {
+      ASSERT_TRUE(rec.checkpoint(a.world()).ok());
+    }
+    if (a.world().tick() == 40) {
+      ASSERT_TRUE(rec.checkpoint(a.world().storage()).ok());
+    }
+  }
+  ASSERT_TRUE(rec.close().ok());
+  lockstep::replay::Replay r;
+  ASSERT_TRUE(lockstep::replay::read_replay_file(path, r).ok());
+  ASSERT_EQ(r.checkpoints.size(), 2u);
+  EXPECT_EQ(r.checkpoints[0].tick, 20u);
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[0].snapshot), lockstep::kSnapshotFileVersionViews);
+  EXPECT_EQ(lockstep::snapshot_file_version(r.checkpoints[1].snapshot), lockstep::kSnapshotFileVersion);
+}

@@ -208,8 +208,11 @@ class ReplayRecorder {
   // One tick: its canonical input frame and the hash of the state after it (ignored when the
   // header has no hashes; may be null then).
   ReplayStatus tick(std::span<const std::byte> canonical_frame, const StateHash* after);
-  // A checkpoint of the current state (its tick must be the number of frames so far).
+  // A checkpoint of the current state (its tick must be the number of frames so far). From a
+  // StorageView: snapshot-file format 1; from a World: format 2 with the views' state when it
+  // has views (docs/query.md, "Views in snapshot files"), so seeking can start there.
   ReplayStatus checkpoint(const StorageView& state);
+  ReplayStatus checkpoint(const World& world);
   ReplayStatus close();
 
   const std::string& partial_path() const noexcept { return partial_; }
@@ -219,6 +222,8 @@ class ReplayRecorder {
  private:
   ReplayStatus flush_pair();
   ReplayStatus write(const std::vector<std::byte>& bytes);
+  ReplayStatus can_checkpoint(std::uint64_t tick) const;
+  ReplayStatus add_checkpoint(Checkpoint cp);
 
   std::FILE* file_ = nullptr;
   std::string path_;
