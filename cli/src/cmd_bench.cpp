@@ -26,6 +26,7 @@ struct BenchArgs {
   bool json = false;
   bool csv = false;
   std::string trace_out;
+  std::uint32_t threads = 0;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -43,6 +44,44 @@ double sum_us(const std::vector<std::uint64_t>& v) {
   double s = 0;
   for (std::uint64_t x : v) s += static_cast<double>(x);
   return s / 1000.0;
+}
+
+// --threads N: the same ticks on two runners, serial and N threads, alternating tick by tick
+// (so both see the same machine load), with the hashes compared every tick. Wall time: with
+// threads, one thread's CPU time says nothing about the tick.
+struct ThreadsCompare {
+  double serial_p50_us = 0, parallel_p50_us = 0, speedup = 0;
+  bool hashes_equal = true;
+};
+bool compare_threads(const BenchArgs& a, const replay::Sim& sim, const replay::SimConfig& config, ThreadsCompare& out) {
+  replay::Runner serial(sim, config), parallel(sim, config);
+  if (!serial.status().ok() || !parallel.status().ok()) return false;
+  parallel.setThreads(a.threads);
+  std::vector<std::unique_ptr<replay::Bot>> bots;
+  for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, a.bot, p));
+  const std::uint32_t in_size = sim.input_type().size;
+  std::vector<std::byte> frame(serial.frame_bytes());
+  std::vector<std::uint64_t> serial_ns, parallel_ns;
+  serial_ns.reserve(a.ticks);
+  parallel_ns.reserve(a.ticks);
+  for (std::uint64_t t = 0; t < a.warmup + a.ticks; ++t) {
+    for (std::uint32_t p = 0; p < config.players; ++p)
+      bots[p]->generate(serial.tick(), serial.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
+    const auto t0 = Clock::now();
+    const Status s0 = serial.advance(frame);
+    const auto t1 = Clock::now();
+    const Status s1 = parallel.advance(frame);
+    const auto t2 = Clock::now();
+    if (!s0.ok() || !s1.ok()) return false;
+    if (serial.rehash().total != parallel.rehash().total) out.hashes_equal = false;
+    if (t < a.warmup) continue;
+    serial_ns.push_back(ns_between(t0, t1));
+    parallel_ns.push_back(ns_between(t1, t2));
+  }
+  out.serial_p50_us = percentiles(serial_ns).p50_us;
+  out.parallel_p50_us = percentiles(parallel_ns).p50_us;
+  out.speedup = out.parallel_p50_us > 0 ? out.serial_p50_us / out.parallel_p50_us : 0.0;
+  return true;
 }
 
 int bench_cmd(const BenchArgs& a) {
@@ -63,6 +102,7 @@ int bench_cmd(const BenchArgs& a) {
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, "cannot build sim '" + a.sim + "': " + runner.status().message());
   const double build_ms = static_cast<double>(ns_between(build_start, Clock::now())) / 1e6;
+  runner.setThreads(a.threads);
   std::vector<std::unique_ptr<replay::Bot>> bots;
   for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim->make_bot(config, a.bot, p));
   const std::uint32_t in_size = sim->input_type().size;
@@ -135,6 +175,9 @@ int bench_cmd(const BenchArgs& a) {
   const double tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
   const std::uint32_t entities = runner.world().entityCount();
   const std::string final_hash = hex(runner.hash().total);
+  ThreadsCompare cmp;
+  if (a.threads > 0 && !compare_threads(a, *sim, config, cmp))
+    return report_error(a.json, kExitBadInput, "--threads: the serial/parallel comparison run failed");
 
   if (a.json) {
     Json j;
@@ -149,7 +192,11 @@ int bench_cmd(const BenchArgs& a) {
         .field("snapshot_save_p50_us", sp.p50_us).field("snapshot_load_p50_us", lp.p50_us)
         .field("snapshot_bytes", std::uint64_t{snap.live_bytes()})
         .field("heap_allocations_during_ticks", allocations).field("heap_allocations_during_snapshots", snapshot_allocations)
-        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash);
+        .field("ticks_per_second", tps).field("wall_seconds", wall_s).field("final_hash", final_hash)
+        .field("threads", std::uint64_t{a.threads});
+    if (a.threads > 0)
+      j.field("serial_tick_p50_us", cmp.serial_p50_us).field("parallel_tick_p50_us", cmp.parallel_p50_us)
+          .field("speedup", cmp.speedup).field("hashes_equal", cmp.hashes_equal);
     add_slice_json(j, trace);
     j.end();
     std::printf("%s\n", j.str().c_str());
@@ -177,11 +224,15 @@ int bench_cmd(const BenchArgs& a) {
     std::printf("allocations    %llu heap allocations during ticks, %llu during snapshots\n",
                 static_cast<unsigned long long>(allocations), static_cast<unsigned long long>(snapshot_allocations));
     std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", tps, build_ms, final_hash.c_str());
+    if (a.threads > 0)
+      std::printf("threads        %u: tick p50 %.1f us vs %.1f us at --threads 0 (same ticks, alternating): speedup %.2fx, hashes %s\n",
+                  a.threads, cmp.parallel_p50_us, cmp.serial_p50_us, cmp.speedup, cmp.hashes_equal ? "equal" : "DIFFER");
     print_slice_table(trace);
   }
   if (!a.trace_out.empty())
     if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
   if (!load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
+  if (!cmp.hashes_equal) return report_error(false, kExitMismatch, "--threads: a hash differs from the serial run's");
   return kExitOk;
 }
 }  // namespace
@@ -201,10 +252,15 @@ Command add_bench(CLI::App& root) {
   auto* json = app->add_flag("--json", a->json, "One JSON object on stdout");
   app->add_flag("--csv", a->csv, "CSV header + one row on stdout")->excludes(json);
   app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
+  app->add_option("--threads", a->threads,
+                  "Run the sim's parallel loops on N threads (0 = serial) and report the speedup over 0 threads, "
+                  "measured in the same run with hashes compared every tick")
+      ->check(CLI::Range(0, 64))->capture_default_str();
   app->footer("Examples:\n"
               "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
               "  lockstep bench --sim duel --ticks 10000 --json\n"
               "  lockstep bench --csv >> bench.csv\n"
+              "  lockstep bench --sim skirmish --units 10000 --threads 2\n"
               "  lockstep bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
               "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
   return {app, [a] { return bench_cmd(*a); }};

@@ -282,6 +282,11 @@ class World {
   }
   // Bytes of all scratch resources (what beginTick zeroes).
   std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
+  // Copies every scratch byte out to / back in from scratchBytes() bytes (registration order).
+  // For tools that re-run part of a tick from the same point (Runner's parallel cross-check):
+  // a load() zeroes scratch, but a system mid-tick reads what earlier systems left there.
+  void copyScratchTo(std::byte* out) const noexcept { scratch_res_.copy_out(out); }
+  void copyScratchFrom(const std::byte* in) noexcept { scratch_res_.copy_in(in); }
   // Zeroes every scratch resource and updates the views (view.h). Call it first in every
   // tick (Runner::advance does).
   void beginTick() noexcept {
@@ -318,6 +323,9 @@ class World {
   // state: the pool changes how fast a tick runs, never what it computes. Not owned.
   void setThreadPool(ThreadPool* pool) noexcept { pool_ = pool; }
   ThreadPool* threadPool() const noexcept { return pool_; }
+  // Parallel loops run so far by this world (any pool, or none). Not state; tools use it to
+  // tell whether a system ran one.
+  std::uint64_t parallelLoops() const noexcept { return parallel_loops_; }
   // Rows per chunk of a parallel loop. A constant, so the partition of the matched rows into
   // chunks depends on the data only (archetype by archetype, kParallelChunkRows rows each, the
   // last chunk of an archetype shorter), never on the thread count.
@@ -555,6 +563,7 @@ class World {
   detail::IterationGuard* guard_ = nullptr;
   const AccessSet* access_ = nullptr;  // the running system's declared access, or null
   ThreadPool* pool_ = nullptr;         // parallel loops' workers (not state), or null
+  std::uint64_t parallel_loops_ = 0;   // parallelEach calls that passed the checks (not state)
   std::uint64_t tick_ = 0;
   // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
   // registry grew, so cached queries know to rebuild instead of extending their match set.
@@ -848,6 +857,7 @@ Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, 
       }(std::index_sequence_for<Ts...>{});
     }
   };
+  ++parallel_loops_;
   detail::GuardScope scope(guard_, guard);
   if (pool_ == nullptr || pool_->threads() <= 1) {
     for (std::uint32_t c = 0; c < chunks; ++c) run_chunk(c);

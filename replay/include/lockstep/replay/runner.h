@@ -14,6 +14,7 @@
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
+#include <lockstep/thread_pool.h>
 #include <lockstep/world.h>
 
 #include <cstddef>
@@ -46,6 +47,22 @@ class Runner {
   // change state (docs/systems.md, figures).
   void setAccessChecks(bool on) noexcept { access_checks_ = on; }
   bool accessChecks() const noexcept { return access_checks_; }
+
+  // Parallel ticks (docs/systems.md, "Parallel ticks"). 0 (the default) runs everything on
+  // the calling thread; n ≥ 1 creates a ThreadPool of n threads (here, once: the tick stays
+  // allocation-free) that the systems' parallel loops (World::parallelEach) run on. Systems
+  // still run one after the other in declared order. The state after every tick — so every
+  // hash — is the same for every thread count.
+  void setThreads(std::uint32_t threads);
+  std::uint32_t threads() const noexcept;
+  // Debug guard for parallel loops: every system that runs a parallel loop while threads ≥ 1
+  // is run twice from the same state and scratch — serially, then on the pool — and the two
+  // results are compared (state hash bit for bit, and every scratch byte). A difference
+  // fails the tick with "parallel cross-check: system '<name>' at tick <t>: ...", naming the
+  // first differing component. Systems that declare Commands are run once (re-running would
+  // record their commands twice). Costs a snapshot save/load and two hashes per such system.
+  void setParallelCheck(bool on);
+  bool parallelCheck() const noexcept { return parallel_check_; }
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -93,6 +110,12 @@ class Runner {
   IncrementalHasher hasher_;
   TickProbe* probe_ = nullptr;
   char failure_[256] = {};
+  char check_failure_[512] = {};  // the cross-check's message (advance() formats failure_ from it)
+  std::unique_ptr<ThreadPool> pool_;
+  bool parallel_check_ = false;
+  std::unique_ptr<Snapshot> check_snapshot_;     // parallel cross-check: the state before a system
+  std::unique_ptr<std::byte[]> check_scratch_;   // scratch before | scratch after the serial run
+  SystemResult run_checked(std::uint32_t index) noexcept;
 };
 
 }  // namespace lockstep::replay
