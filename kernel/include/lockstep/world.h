@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -282,6 +283,14 @@ class World {
   }
   // Bytes of all scratch resources (what beginTick zeroes).
   std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
+  // Index (registration order, < 16) of the scratch type registered under `name`, or -1.
+  std::int32_t scratchIdByName(const char* name) const noexcept {
+    for (std::uint32_t i = 0; i < scratch_res_.used; ++i)
+      if (scratch_res_.entries[i].type != nullptr && name != nullptr &&
+          std::string_view(scratch_res_.entries[i].type->name) == name)
+        return static_cast<std::int32_t>(i);
+    return -1;
+  }
   // Copies every scratch byte out to / back in from scratchBytes() bytes (registration order).
   // For tools that re-run part of a tick from the same point (Runner's parallel cross-check):
   // a load() zeroes scratch, but a system mid-tick reads what earlier systems left there.

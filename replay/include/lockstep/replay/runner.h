@@ -63,6 +63,15 @@ class Runner {
   // record their commands twice). Costs a snapshot save/load and two hashes per such system.
   void setParallelCheck(bool on);
   bool parallelCheck() const noexcept { return parallel_check_; }
+  // Debug guard for the stage plan (schedule.h, plan_stages): the plan trusts declarations,
+  // so before system i runs, every later system j of i's stage is run with it in both orders
+  // (i then j, j then i) from the same state and scratch, and the results compared; then the
+  // state is put back and the tick goes on. Systems that declare no conflict commute from any
+  // state, so a difference means an undeclared access and fails the tick with "stage check:
+  // systems '<i>' and '<j>' (stage s) do not commute at tick <t>: ...". Pairs where either
+  // declares Commands are skipped (their recording would be doubled). Any thread count.
+  void setStageCheck(bool on);
+  bool stageCheck() const noexcept { return stage_check_; }
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -109,13 +118,17 @@ class Runner {
   StateHash hash_{};
   IncrementalHasher hasher_;
   TickProbe* probe_ = nullptr;
-  char failure_[256] = {};
+  char failure_[640] = {};
   char check_failure_[512] = {};  // the cross-check's message (advance() formats failure_ from it)
   std::unique_ptr<ThreadPool> pool_;
   bool parallel_check_ = false;
   std::unique_ptr<Snapshot> check_snapshot_;     // parallel cross-check: the state before a system
   std::unique_ptr<std::byte[]> check_scratch_;   // scratch before | scratch after the serial run
+  bool stage_check_ = false;
+  std::uint8_t stage_of_[SystemList::kMaxSystems] = {};
   SystemResult run_checked(std::uint32_t index) noexcept;
+  Status check_stage_pairs(std::uint32_t index) noexcept;
+  void reserve_checks();
 };
 
 }  // namespace lockstep::replay
