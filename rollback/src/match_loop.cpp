@@ -144,6 +144,7 @@ DesyncBundles MatchLoop::desync_bundles(std::string_view source) {
   const std::string remote = "peer " + std::to_string(session_.desync_peer());
   if (exchange_ != nullptr) {
     // The desync may have surfaced on the last frame: ask now; either way wait, bounded.
+    // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
     const auto start = std::chrono::steady_clock::now();
     std::uint64_t waited_us = requested_ ? (now_us_ - requested_at_us_) : 0;
     if (!requested_) {
@@ -152,9 +153,11 @@ DesyncBundles MatchLoop::desync_bundles(std::string_view source) {
     }
     while (exchange_->result() == StateExchange::Result::Pending && waited_us < config_.exchange_wait_us) {
       exchange_->poll();
+      // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       waited_us = (requested_ ? now_us_ - requested_at_us_ : 0) +
                   static_cast<std::uint64_t>(
+                      // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
                       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
     }
   }
@@ -194,10 +197,13 @@ DesyncBundles MatchLoop::desync_bundles(std::string_view source) {
 FramePacer::FramePacer(std::uint32_t frames_per_second)
     : start_(Clock::now()),
       next_(start_),
+      // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
       period_(std::chrono::duration_cast<Clock::duration>(
+          // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
           std::chrono::nanoseconds(1000000000LL / std::max<std::uint32_t>(frames_per_second, 1)))) {}
 
 std::uint64_t FramePacer::now_us() const {
+  // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_).count());
 }
 

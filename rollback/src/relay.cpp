@@ -14,6 +14,7 @@ namespace lockstep::rollback {
 
 namespace {
 
+// lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
 using Clock = std::chrono::steady_clock;
 
 enum class Kind : std::uint8_t { Request = 1, Data = 2, Full = 3 };
@@ -175,6 +176,7 @@ replay::ReplayStatus RelayServer::State::ingest(replay::ByteSource& source) {
 RelayServer::State::Subscriber* RelayServer::State::admit(const net::Address& from, Clock::time_point now) {
   for (Subscriber& s : subscribers)
     if (net::same_endpoint(s.address, from)) return &s;
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const auto idle = std::chrono::milliseconds(config.idle_timeout_ms);
   subscribers.erase(std::remove_if(subscribers.begin(), subscribers.end(),
                                    [&](const Subscriber& s) { return now - s.last_seen > idle; }),
@@ -329,6 +331,7 @@ void RelaySource::State::receive() {
 void RelaySource::State::request(Clock::time_point now) {
   // Ask for the next window once the last one arrived, or again after 20 ms (loss, or nothing
   // new yet at the relay).
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   if (bytes.size() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
   Message m;
   m.kind = Kind::Request;
@@ -366,8 +369,10 @@ replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte
   s.request(Clock::now());
   // Behind the relay (joining late, or after a burst): fetch window after window for up to
   // 10 ms instead of one window per read.
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const Clock::time_point until = Clock::now() + std::chrono::milliseconds(10);
   while (s.bytes.size() < s.relay_total && !s.full && Clock::now() < until) {
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     s.receive();
     s.request(Clock::now());

@@ -134,6 +134,7 @@ class FramePacer {
   void wait_next_frame();
 
  private:
+  // lockstep: allow(time) frame pacing and a bounded diagnostic wait of the game loop, never simulated
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_;
   Clock::time_point next_;
