@@ -25,6 +25,7 @@ struct BenchArgs {
   bool json = false;
   bool csv = false;
   std::string trace_out;
+  std::uint32_t threads = 0;
 };
 
 // The figures a person reads, from the raw measurements (display only).
@@ -55,7 +56,8 @@ BenchStats bench_stats(const BenchArgs& a, const inspect::BenchFigures& f) {
   return b;
 }
 
-void print_bench_json(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b) {
+void print_bench_json(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b,
+                      const inspect::ThreadsComparison& cmp) {
   Json j;
   j.begin().field("ok", true).field("sim", a.sim).field("players", config.players).field("units", config.units)
       .field("entities", std::uint64_t{f.entities}).field("ticks", a.ticks).field("warmup", a.warmup)
@@ -69,7 +71,11 @@ void print_bench_json(const BenchArgs& a, const replay::SimConfig& config, const
       .field("snapshot_bytes", std::uint64_t{f.snapshot_bytes})
       .field("heap_allocations_during_ticks", f.allocations_during_ticks)
       .field("heap_allocations_during_snapshots", f.allocations_during_snapshots)
-      .field("ticks_per_second", b.tps).field("wall_seconds", b.wall_s).field("final_hash", b.final_hash);
+      .field("ticks_per_second", b.tps).field("wall_seconds", b.wall_s).field("final_hash", b.final_hash)
+      .field("threads", std::uint64_t{a.threads});
+  if (a.threads > 0)
+    j.field("serial_tick_p50_us", cmp.serial_p50_us).field("parallel_tick_p50_us", cmp.parallel_p50_us)
+        .field("speedup", cmp.speedup).field("hashes_equal", cmp.hashes_equal);
   add_slice_json(j, *f.trace);
   j.end();
   std::printf("%s\n", j.str().c_str());
@@ -86,7 +92,8 @@ void print_bench_csv(const BenchArgs& a, const replay::SimConfig& config, const 
               b.tc.p99_us, b.hc.p50_us, b.hc.p99_us);
 }
 
-void print_bench_text(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b) {
+void print_bench_text(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b,
+                      const inspect::ThreadsComparison& cmp) {
   std::printf("bench          %s  players %u  units %u  entities %u  ticks %llu (+%llu warm-up)\n", a.sim.c_str(),
               config.players, config.units, f.entities, static_cast<unsigned long long>(a.ticks),
               static_cast<unsigned long long>(a.warmup));
@@ -105,6 +112,9 @@ void print_bench_text(const BenchArgs& a, const replay::SimConfig& config, const
   else
     std::printf("allocations    not counted (tool built with NO_ALLOCATION_COUNTER)\n");
   std::printf("throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", b.tps, b.build_ms, b.final_hash.c_str());
+  if (a.threads > 0)
+    std::printf("threads        %u: tick p50 %.1f us vs %.1f us at --threads 0 (same ticks, alternating): speedup %.2fx, hashes %s\n",
+                a.threads, cmp.parallel_p50_us, cmp.serial_p50_us, cmp.speedup, cmp.hashes_equal ? "equal" : "DIFFER");
   print_slice_table(*f.trace);
 }
 
@@ -128,15 +138,20 @@ int bench_cmd(const BenchArgs& a) {
   o.snapshot_iters = a.snapshot_iters;
   o.heap_allocations = tool().heap_allocations;
   o.trace_name = "lockstep bench " + a.sim;
+  o.threads = a.threads;
   const inspect::BenchFigures f = inspect::run_bench(o);
   if (!f.error.empty()) return report_error(a.json, kExitBadInput, f.error);
+  inspect::ThreadsComparison cmp;
+  if (a.threads > 0) cmp = inspect::compare_thread_counts(o);
+  if (!cmp.error.empty()) return report_error(a.json, kExitBadInput, "--threads: " + cmp.error);
   const BenchStats b = bench_stats(a, f);
-  if (a.json) print_bench_json(a, o.config, f, b);
+  if (a.json) print_bench_json(a, o.config, f, b, cmp);
   else if (a.csv) print_bench_csv(a, o.config, f, b);
-  else print_bench_text(a, o.config, f, b);
+  else print_bench_text(a, o.config, f, b, cmp);
   if (!a.trace_out.empty())
     if (int rc = write_timing_trace(*f.trace, a.trace_out, a.json); rc != kExitOk) return rc;
   if (!f.snapshot_load_ok) return report_error(false, kExitBadInput, "snapshot load failed");
+  if (!cmp.hashes_equal) return report_error(false, kExitMismatch, "--threads: a hash differs from the serial run's");
   return kExitOk;
 }
 }  // namespace
@@ -156,10 +171,15 @@ Command add_bench(CLI::App& root) {
   auto* json = app->add_flag("--json", a->json, "One JSON object on stdout");
   app->add_flag("--csv", a->csv, "CSV header + one row on stdout")->excludes(json);
   app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
+  app->add_option("--threads", a->threads,
+                  "Run the sim's parallel loops on N threads (0 = serial) and report the speedup over 0 threads, "
+                  "measured in the same run with hashes compared every tick")
+      ->check(CLI::Range(0, 64))->capture_default_str();
   app->footer("Examples:\n"
               "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
               "  lockstep bench --sim duel --ticks 10000 --json\n"
               "  lockstep bench --csv >> bench.csv\n"
+              "  lockstep bench --sim skirmish --units 10000 --threads 2\n"
               "  lockstep bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
               "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
   return {app, [a] { return bench_cmd(*a); }};

@@ -114,6 +114,7 @@ BenchFigures run_bench(const BenchOptions& o) {
     return f;
   }
   f.build_ns = ns_between(build_start, Clock::now());
+  runner.setThreads(o.threads);
   const std::uint64_t total_ticks = o.warmup + o.ticks;
   f.trace = std::make_unique<TimingTrace>(
       o.trace_name, (total_ticks + 1) * (runner.systems().systems().size() + 3) + 2 * o.snapshot_iters);
@@ -123,6 +124,48 @@ BenchFigures run_bench(const BenchOptions& o) {
   f.entities = runner.world().entityCount();
   f.final_hash = runner.hash();
   return f;
+}
+
+ThreadsComparison compare_thread_counts(const BenchOptions& o) {
+  ThreadsComparison out;
+  if (o.sim == nullptr) {
+    out.error = "no sim given";
+    return out;
+  }
+  replay::Runner serial(*o.sim, o.config), parallel(*o.sim, o.config);
+  if (!serial.status().ok() || !parallel.status().ok()) {
+    out.error = "cannot build sim '" + std::string(o.sim->name()) + "'";
+    return out;
+  }
+  parallel.setThreads(o.threads);
+  std::vector<std::unique_ptr<replay::Bot>> bots;
+  for (std::uint32_t p = 0; p < o.config.players; ++p) bots.push_back(o.sim->make_bot(o.config, o.bot_seed, p));
+  const std::uint32_t in_size = o.sim->input_type().size;
+  std::vector<std::byte> frame(serial.frame_bytes());
+  std::vector<std::uint64_t> serial_ns, parallel_ns;
+  serial_ns.reserve(o.ticks);
+  parallel_ns.reserve(o.ticks);
+  for (std::uint64_t t = 0; t < o.warmup + o.ticks; ++t) {
+    for (std::uint32_t p = 0; p < o.config.players; ++p)
+      bots[p]->generate(serial.tick(), serial.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in_size, in_size));
+    const auto t0 = Clock::now();
+    const Status s0 = serial.advance(frame);
+    const auto t1 = Clock::now();
+    const Status s1 = parallel.advance(frame);
+    const auto t2 = Clock::now();
+    if (!s0.ok() || !s1.ok()) {
+      out.error = "tick " + std::to_string(t) + ": the sim rejected the step";
+      return out;
+    }
+    if (serial.rehash().total != parallel.rehash().total) out.hashes_equal = false;
+    if (t < o.warmup) continue;
+    serial_ns.push_back(ns_between(t0, t1));
+    parallel_ns.push_back(ns_between(t1, t2));
+  }
+  out.serial_p50_us = percentiles(serial_ns).p50_us;
+  out.parallel_p50_us = percentiles(parallel_ns).p50_us;
+  out.speedup = out.parallel_p50_us > 0 ? out.serial_p50_us / out.parallel_p50_us : 0.0;
+  return out;
 }
 
 }  // namespace lockstep::inspect

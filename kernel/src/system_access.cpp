@@ -22,6 +22,14 @@ Status AccessSet::declare(const World& world, const char* type_name, bool write)
     return Status::Ok();
   }
   const std::int32_t r = world.resourceIdByName(type_name);
+  if (r < 0) {
+    const std::int32_t sc = world.scratchIdByName(type_name);
+    if (sc >= 0) {
+      read_scratch = static_cast<std::uint16_t>(read_scratch | (1u << sc));
+      if (write) write_scratch = static_cast<std::uint16_t>(write_scratch | (1u << sc));
+      return Status::Ok();
+    }
+  }
   if (r < 0)
     return {ErrorCode::NotRegistered,
             "system access: a declared type is neither a registered component nor a registered resource"};

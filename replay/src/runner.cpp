@@ -1,9 +1,11 @@
 // Runner: builds a sim's world and steps it (replay/runner.h).
 #include <lockstep/replay/runner.h>
+#include <lockstep/replay/schedule.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 
 namespace lockstep::replay {
 
@@ -29,6 +31,132 @@ SystemResult run_system(World& world, const System& system, const AccessSet* acc
 SystemResult Runner::run_system(std::uint32_t index) noexcept {
   const System& s = systems_.systems()[index];
   return replay::run_system(*world_, s, access_checks_ ? &access_[index] : nullptr);
+}
+
+void Runner::setThreads(std::uint32_t threads) {
+  world_->setThreadPool(nullptr);
+  pool_.reset();
+  if (threads == 0) return;
+  pool_ = std::make_unique<ThreadPool>(threads);
+  world_->setThreadPool(pool_.get());
+}
+
+std::uint32_t Runner::threads() const noexcept { return pool_ == nullptr ? 0 : pool_->threads(); }
+
+// Both checks share one snapshot and three scratch copies, reserved when one is turned on.
+void Runner::reserve_checks() {
+  if (!parallel_check_ && !stage_check_) {
+    check_snapshot_.reset();
+    check_scratch_.reset();
+    return;
+  }
+  if (check_snapshot_ == nullptr) check_snapshot_ = std::make_unique<Snapshot>(*world_);
+  if (check_scratch_ == nullptr) check_scratch_ = std::make_unique<std::byte[]>(3 * world_->scratchBytes() + 1);
+}
+
+void Runner::setParallelCheck(bool on) {
+  parallel_check_ = on;
+  reserve_checks();
+}
+
+void Runner::setStageCheck(bool on) {
+  stage_check_ = on;
+  if (on) {
+    const StagePlan plan = plan_stages(access_, static_cast<std::uint32_t>(systems_.systems().size()));
+    std::memcpy(stage_of_, plan.stage_of, sizeof stage_of_);
+  }
+  reserve_checks();
+}
+
+Status Runner::check_stage_pairs(std::uint32_t i) noexcept {
+  World& w = *world_;
+  const auto systems = systems_.systems();
+  const std::size_t scratch = w.scratchBytes();
+  std::byte* const before = check_scratch_.get();
+  std::byte* const first = before + scratch;
+  std::byte* const second = first + scratch;
+  for (std::uint32_t j = i + 1; j < systems.size(); ++j) {
+    if (stage_of_[j] != stage_of_[i] || access_[i].commands || access_[j].commands) continue;
+    w.save(*check_snapshot_);
+    w.copyScratchTo(before);
+    Status st = run_system(i).status;
+    if (st.ok()) st = run_system(j).status;
+    const StateHash ij = hash_world(w);
+    w.copyScratchTo(first);
+    if (Status l = w.load(*check_snapshot_); !l.ok()) return l;
+    w.copyScratchFrom(before);
+    if (st.ok()) st = run_system(j).status;
+    if (st.ok()) st = run_system(i).status;
+    const StateHash ji = hash_world(w);
+    w.copyScratchTo(second);
+    if (Status l = w.load(*check_snapshot_); !l.ok()) return l;
+    w.copyScratchFrom(before);
+    if (!st.ok()) continue;  // the tick's own run reports the failing system
+    char part[160] = {};
+    if (ij.total != ji.total) {
+      std::snprintf(part, sizeof part, "the state differs");
+      for (std::uint32_t c = 0; c < ij.component_count; ++c)
+        if (ij.components[c] != ji.components[c]) {
+          std::snprintf(part, sizeof part, "component '%s' differs", w.componentDescriptor(c).name);
+          break;
+        }
+    } else if (scratch != 0 && std::memcmp(first, second, scratch) != 0) {
+      std::snprintf(part, sizeof part, "scratch differs");
+    }
+    if (part[0] == 0) continue;
+    std::snprintf(check_failure_, sizeof check_failure_,
+                  "stage check: systems '%s' and '%s' (stage %u) do not commute at tick %llu: %s (an access one of "
+                  "them did not declare)",
+                  systems[i].name, systems[j].name, unsigned{stage_of_[i]}, static_cast<unsigned long long>(w.tick()), part);
+    return {ErrorCode::InvalidArgument, check_failure_};
+  }
+  return Status::Ok();
+}
+
+// The parallel cross-check (runner.h). The serial run goes first so that its result can be
+// kept when the system ran no parallel loop (nothing to compare); otherwise the state and
+// scratch are put back and the system runs again on the pool, and the world keeps that result.
+SystemResult Runner::run_checked(std::uint32_t index) noexcept {
+  World& w = *world_;
+  const System& s = systems_.systems()[index];
+  const std::size_t scratch = w.scratchBytes();
+  std::byte* const before = check_scratch_.get();
+  std::byte* const serial = before + scratch;
+  w.save(*check_snapshot_);
+  w.copyScratchTo(before);
+  const std::uint64_t loops = w.parallelLoops();
+  w.setThreadPool(nullptr);
+  SystemResult r = run_system(index);
+  w.setThreadPool(pool_.get());
+  if (!r.status.ok() || w.parallelLoops() == loops || access_[index].commands) return r;
+  const StateHash serial_hash = hash_world(w);
+  w.copyScratchTo(serial);
+  if (Status st = w.load(*check_snapshot_); !st.ok()) return SystemResult{st};
+  w.copyScratchFrom(before);
+  r = run_system(index);
+  if (!r.status.ok()) return r;
+  const StateHash parallel_hash = hash_world(w);
+  const char* what = nullptr;
+  char part[160];
+  if (parallel_hash.total != serial_hash.total) {
+    std::snprintf(part, sizeof part, "the state hash differs (%016llx serial, %016llx parallel)",
+                  static_cast<unsigned long long>(serial_hash.total), static_cast<unsigned long long>(parallel_hash.total));
+    what = part;
+    for (std::uint32_t c = 0; c < serial_hash.component_count; ++c)
+      if (serial_hash.components[c] != parallel_hash.components[c]) {
+        std::snprintf(part, sizeof part, "component '%s' differs", w.componentDescriptor(c).name);
+        break;
+      }
+  } else if (scratch != 0) {
+    w.copyScratchTo(before);  // the pre-run copy is no longer needed
+    if (std::memcmp(before, serial, scratch) != 0) what = "scratch differs";
+  }
+  if (what == nullptr) return r;
+  std::snprintf(check_failure_, sizeof check_failure_,
+                "parallel cross-check: system '%s' at tick %llu: its parallel run differs from its serial run: %s "
+                "(a write outside its own row or an undeclared access)",
+                s.name, static_cast<unsigned long long>(w.tick()), what);
+  return SystemResult{Status{ErrorCode::InvalidArgument, check_failure_}};
 }
 
 Runner::Runner(const Sim& sim, const SimConfig& config) : sim_(&sim), config_(config) {
@@ -65,7 +193,8 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
     Status st;
     {
       const ProbeScope slice(probe_, Slice::System, tick, s.name);
-      st = run_system(i).status;
+      if (stage_check_) st = check_stage_pairs(i);
+      if (st.ok()) st = parallel_check_ && pool_ != nullptr ? run_checked(i).status : run_system(i).status;
     }
     if (!st.ok()) {
       // The failure stops the tick here (no flush, no tick advance); the message names the

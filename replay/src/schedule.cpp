@@ -58,6 +58,30 @@ Schedule analyse_schedule(const World& world, const SystemList& systems, const A
   return out;
 }
 
+bool access_conflicts(const AccessSet& a, const AccessSet& b) noexcept {
+  for (std::uint32_t w = 0; w < 4; ++w) {
+    const std::uint64_t aw = a.write_components.words[w], bw = b.write_components.words[w];
+    if ((aw & b.read_components.words[w]) != 0 || (bw & a.read_components.words[w]) != 0) return true;
+    const std::uint64_t arw = a.write_resources.words[w], brw = b.write_resources.words[w];
+    if ((arw & b.read_resources.words[w]) != 0 || (brw & a.read_resources.words[w]) != 0) return true;
+  }
+  if ((a.write_scratch & b.read_scratch) != 0 || (b.write_scratch & a.read_scratch) != 0) return true;
+  return a.commands && b.commands;  // the recording order into the one buffer is state
+}
+
+StagePlan plan_stages(const AccessSet* access, std::uint32_t count) noexcept {
+  StagePlan plan;
+  plan.systems = count < SystemList::kMaxSystems ? count : SystemList::kMaxSystems;
+  for (std::uint32_t i = 0; i < plan.systems; ++i) {
+    std::uint32_t stage = 0;
+    for (std::uint32_t j = 0; j < i; ++j)
+      if (plan.stage_of[j] + 1u > stage && access_conflicts(access[i], access[j])) stage = plan.stage_of[j] + 1u;
+    plan.stage_of[i] = static_cast<std::uint8_t>(stage);
+    if (stage + 1 > plan.stages) plan.stages = stage + 1;
+  }
+  return plan;
+}
+
 Status build_schedule(const Sim& sim, const SimConfig& config, Schedule& out) {
   out = Schedule{};
   const auto world = std::make_unique<World>(sim.world_config(config));

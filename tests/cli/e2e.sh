@@ -88,7 +88,17 @@ case $kind in
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3 --csv
     contains out "tick_p50_us"
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3
-    contains out "0 heap allocations during ticks" ;;
+    contains out "0 heap allocations during ticks"
+    # --threads: zero allocations with threads on, the speedup line, hashes equal to 0 threads.
+    expect 0 "$L" bench --sim skirmish --units 2000 --ticks 30 --snapshot-iters 3 --threads 2
+    contains out "0 heap allocations during ticks"
+    contains out "threads        2: tick p50"
+    contains out "hashes equal"
+    expect 0 "$L" bench --sim skirmish --units 2000 --ticks 30 --snapshot-iters 3 --threads 4 --json
+    contains out '"threads":4'
+    contains out '"hashes_equal":true'
+    contains out '"heap_allocations_during_ticks":0'
+    expect 2 "$L" bench --sim skirmish --ticks 5 --threads 65 ;;
   verify_golden)
     expect 0 "$L" verify "$replay" --trace "$trace"
     contains out "OK"

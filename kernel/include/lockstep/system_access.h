@@ -49,6 +49,11 @@ struct AccessSet {
   detail::IdSet256 read_resources;
   detail::IdSet256 write_resources;
   bool commands = false;
+  // Scratch resources (World::registerScratch) by scratch index: declared for the stage plan
+  // (replay/schedule.h), which must order a system that fills a scratch before the ones that
+  // read it. Not checked while the system runs (scratch<T>() is a plain pointer).
+  std::uint16_t read_scratch = 0;   // declared Read or Write
+  std::uint16_t write_scratch = 0;  // declared Write
   const char* name = "";  // reported with violations (events carry it)
 
   bool allows(AccessKind kind, std::uint32_t id) const noexcept {
@@ -62,8 +67,8 @@ struct AccessSet {
     return false;
   }
 
-  // Adds one declared name: a registered component, a registered resource or
-  // kCommandsAccessName. NotRegistered when it is none of them; CapacityExceeded for a
+  // Adds one declared name: a registered component, a registered resource, a registered
+  // scratch type or kCommandsAccessName. NotRegistered when it is none of them; CapacityExceeded for a
   // resource id ≥ 256.
   Status declare(const World& world, const char* type_name, bool write) noexcept;
 };

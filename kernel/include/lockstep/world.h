@@ -20,6 +20,7 @@
 #include <lockstep/status.h>
 #include <lockstep/storage_view.h>
 #include <lockstep/system_access.h>
+#include <lockstep/thread_pool.h>
 #include <lockstep/type_key.h>
 #include <lockstep/world_config.h>
 
@@ -27,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -281,6 +283,19 @@ class World {
   }
   // Bytes of all scratch resources (what beginTick zeroes).
   std::uint64_t scratchBytes() const noexcept { return scratch_res_.bytes; }
+  // Index (registration order, < 16) of the scratch type registered under `name`, or -1.
+  std::int32_t scratchIdByName(const char* name) const noexcept {
+    for (std::uint32_t i = 0; i < scratch_res_.used; ++i)
+      if (scratch_res_.entries[i].type != nullptr && name != nullptr &&
+          std::string_view(scratch_res_.entries[i].type->name) == name)
+        return static_cast<std::int32_t>(i);
+    return -1;
+  }
+  // Copies every scratch byte out to / back in from scratchBytes() bytes (registration order).
+  // For tools that re-run part of a tick from the same point (Runner's parallel cross-check):
+  // a load() zeroes scratch, but a system mid-tick reads what earlier systems left there.
+  void copyScratchTo(std::byte* out) const noexcept { scratch_res_.copy_out(out); }
+  void copyScratchFrom(const std::byte* in) noexcept { scratch_res_.copy_in(in); }
   // Zeroes every scratch resource and updates the views (view.h). Call it first in every
   // tick (Runner::advance does).
   void beginTick() noexcept {
@@ -311,6 +326,36 @@ class World {
     static_assert((std::is_same_v<Tags, Read> && ...), "World::each on a const World: every tag must be Read");
     return const_cast<World*>(this)->each<Ts...>(std::forward<Fn>(fn), tags...);
   }
+
+  // ---- parallel loops (docs/systems.md, "Parallel ticks") --------------------------------
+  // The pool parallel loops run on; null (the default) runs them on the calling thread. Not
+  // state: the pool changes how fast a tick runs, never what it computes. Not owned.
+  void setThreadPool(ThreadPool* pool) noexcept { pool_ = pool; }
+  ThreadPool* threadPool() const noexcept { return pool_; }
+  // Parallel loops run so far by this world (any pool, or none). Not state; tools use it to
+  // tell whether a system ran one.
+  std::uint64_t parallelLoops() const noexcept { return parallel_loops_; }
+  // Rows per chunk of a parallel loop. A constant, so the partition of the matched rows into
+  // chunks depends on the data only (archetype by archetype, kParallelChunkRows rows each, the
+  // last chunk of an archetype shorter), never on the thread count.
+  static constexpr std::uint32_t kParallelChunkRows = 512;
+  // parallelEach<Ts...>(fn, tags...): the same rows, references, enable-bit skips and change
+  // ticks as each<Ts...>(fn, tags...), with the chunks run concurrently on the pool. fn may
+  // write only through its Write references (its own row) and read anything nothing in the
+  // loop writes; it must not call the world (no get/getMutable/resource/commands/structural
+  // calls) nor write shared memory. Same access checks and guard as each.
+  template <class... Ts, class Fn, class... Tags>
+  Status parallelEach(Fn&& fn, Tags... tags);
+  // The same, passing the chunk index first: fn(std::uint32_t chunk, Entity, refs...). Chunks
+  // are numbered in visit order, 0 .. parallelChunkCount<Ts...>()-1, so per-chunk partial
+  // results (kept by the game, e.g. in a scratch resource) combined in chunk index order give
+  // the same answer on every thread count.
+  template <class... Ts, class Fn, class... Tags>
+  Status parallelEachChunk(Fn&& fn, Tags... tags);
+  // Chunks the next parallelEach<Ts...> would run (restores row order of the matched
+  // archetypes first, as the loop does). 0 for an unregistered type.
+  template <class... Ts>
+  std::uint32_t parallelChunkCount() const noexcept;
 
   // ---- command buffer ------------------------------------------------------------------
   CommandBuffer& commands() noexcept { return *commands_; }
@@ -456,6 +501,8 @@ class World {
   template <class... Ts, class... Tags, class Fn>
   void each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
                  const std::uint32_t* ids, Fn& fn);
+  template <bool kIndexed, class... Ts, class... Tags, class Fn>
+  Status parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, Fn& fn);
   template <class... Ts, class... Tags, class Fn>
   void each_rows_checked(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const detail::Archetype& a,
                          const std::uint32_t* ids, std::uint64_t skip, bool marks, Fn& fn);
@@ -524,6 +571,8 @@ class World {
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
   detail::IterationGuard* guard_ = nullptr;
   const AccessSet* access_ = nullptr;  // the running system's declared access, or null
+  ThreadPool* pool_ = nullptr;         // parallel loops' workers (not state), or null
+  std::uint64_t parallel_loops_ = 0;   // parallelEach calls that passed the checks (not state)
   std::uint64_t tick_ = 0;
   // Not state: changes whenever archetypes may have been removed or renumbered (load) or the
   // registry grew, so cached queries know to rebuild instead of extending their match set.
@@ -723,6 +772,138 @@ Status World::each(Fn&& fn, Tags...) {
     }
     return Status::Ok();
   }
+}
+
+// ---- parallel loops ----------------------------------------------------------------------
+
+template <bool kIndexed, class... Ts, class... Tags, class Fn>
+Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, Fn& fn) {
+  static_assert(sizeof...(Ts) > 0, "World::parallelEach: list at least one component (each<> has no parallel form)");
+  static_assert(sizeof...(Ts) == sizeof...(Tags),
+                "World::parallelEach: pass exactly one lockstep::Read{} or lockstep::Write{} per listed component");
+  static_assert(((std::is_same_v<Tags, Read> || std::is_same_v<Tags, Write>) && ...),
+                "World::parallelEach: access tags must be lockstep::Read or lockstep::Write");
+  if (guard_ != nullptr) return guard_nested();
+  // Everything up to the row loop is each()'s prologue, on the calling thread: access checks,
+  // matching, row-order restore, write marks and view journal entries (so incremental hashes
+  // and views see the same writes as after a serial each).
+  detail::IterationGuard guard;
+  constexpr std::size_t N = sizeof...(Ts);
+  const std::int32_t signed_ids[N] = {component_id_of(detail::type_key<Ts>())...};
+  std::uint32_t ids[N];
+  constexpr bool is_read[N] = {std::is_same_v<Tags, Read>...};
+  detail::IdSet256 query;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (signed_ids[k] < 0) return Status::Ok();  // unregistered: matches nothing
+    ids[k] = static_cast<std::uint32_t>(signed_ids[k]);
+    const AccessKind kind = is_read[k] ? AccessKind::ReadComponent : AccessKind::WriteComponent;
+    if (access_denied(kind, ids[k])) return access_violation(kind, ids[k], Entity::null());
+    query.insert(ids[k]);
+    guard.listed_components.insert(ids[k]);
+    if (is_read[k]) guard.read_components.insert(ids[k]);
+  }
+  std::uint8_t matched[WorldConfig::kMaxArchetypesLimit];
+  std::uint32_t matched_count = 0;
+  for (std::uint32_t a = 0; a < archetype_count_; ++a) {
+    if (archetypes_[a].mask.contains_all(query)) {
+      matched[matched_count++] = static_cast<std::uint8_t>(a);
+      guard.matched_archetypes.insert(a);
+    }
+  }
+  settle_set(guard.matched_archetypes);
+  std::uint64_t skip = 0;
+  bool marks = false;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (ids[k] < WorldConfig::kEnableBitComponents) skip |= std::uint64_t{1} << ids[k];
+    if (!is_read[k] && track_of_[ids[k]] != kUntracked) marks = true;
+  }
+  if (disabled_total_ == 0) skip = 0;
+  for (std::size_t k = 0; k < N; ++k)
+    if (!is_read[k]) {
+      marks_.component_written(ids[k]);
+      if (view_journal_ != nullptr) view_journal_->column(ids[k]);
+    }
+  // The partition: archetypes in visit order, each cut into kParallelChunkRows-row chunks.
+  std::uint32_t first_chunk[WorldConfig::kMaxArchetypesLimit + 1];
+  std::uint32_t chunks = 0;
+  for (std::uint32_t m = 0; m < matched_count; ++m) {
+    first_chunk[m] = chunks;
+    chunks += (archetypes_[matched[m]].rows + kParallelChunkRows - 1) / kParallelChunkRows;
+  }
+  first_chunk[matched_count] = chunks;
+  // Per-row state the chunks share read-only. Columns do not move during the loop: fn makes
+  // no world calls, so nothing can grow or compact the arena.
+  const std::uint64_t* const disabled = skip != 0 ? disabled_.get() : nullptr;
+  std::uint64_t* const changed = marks ? changed_ticks_.get() : nullptr;
+  const std::size_t stride = config_.max_tracked_components;
+  const std::uint64_t now = tick_;
+  std::uint32_t tracks[N];
+  std::uint32_t track_count = 0;
+  for (std::size_t k = 0; k < N; ++k)
+    if (marks && !is_read[k] && track_of_[ids[k]] != kUntracked) tracks[track_count++] = track_of_[ids[k]];
+  const std::uint32_t* const generations = generations_.get();
+  auto run_chunk = [&](std::uint32_t chunk) noexcept {
+    std::uint32_t m = 0;
+    while (first_chunk[m + 1] <= chunk) ++m;  // matched archetypes are few; chunks are not
+    const detail::Archetype& a = archetypes_[matched[m]];
+    const std::uint32_t begin = (chunk - first_chunk[m]) * kParallelChunkRows;
+    const std::uint32_t end = begin + kParallelChunkRows < a.rows ? begin + kParallelChunkRows : a.rows;
+    std::byte* columns[N];
+    for (std::size_t k = 0; k < N; ++k) columns[k] = a.column_ptr[a.column_of[ids[k]]];
+    const std::uint32_t* const slots = a.slots_ptr;
+    for (std::uint32_t r = begin; r < end; ++r) {
+      const std::uint32_t slot = slots[r];
+      if (disabled != nullptr && (disabled[slot] & skip) != 0) continue;
+      // Change ticks live per slot: each row stamps only its own entries.
+      for (std::uint32_t t = 0; t < track_count; ++t) changed[slot * stride + tracks[t]] = now;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        if constexpr (kIndexed)
+          fn(chunk, Entity{slot, generations[slot]},
+             static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(columns[I]) + r))...);
+        else
+          fn(Entity{slot, generations[slot]},
+             static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(columns[I]) + r))...);
+      }(std::index_sequence_for<Ts...>{});
+    }
+  };
+  ++parallel_loops_;
+  detail::GuardScope scope(guard_, guard);
+  if (pool_ == nullptr || pool_->threads() <= 1) {
+    for (std::uint32_t c = 0; c < chunks; ++c) run_chunk(c);
+  } else {
+    pool_->for_each(chunks, run_chunk);
+  }
+  return Status::Ok();
+}
+
+template <class... Ts, class Fn, class... Tags>
+Status World::parallelEach(Fn&& fn, Tags...) {
+  return parallel_each<false>(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, fn);
+}
+
+template <class... Ts, class Fn, class... Tags>
+Status World::parallelEachChunk(Fn&& fn, Tags...) {
+  return parallel_each<true>(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, fn);
+}
+
+template <class... Ts>
+std::uint32_t World::parallelChunkCount() const noexcept {
+  static_assert(sizeof...(Ts) > 0, "World::parallelChunkCount: list at least one component");
+  constexpr std::size_t N = sizeof...(Ts);
+  const std::int32_t signed_ids[N] = {component_id_of(detail::type_key<Ts>())...};
+  detail::IdSet256 query;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (signed_ids[k] < 0) return 0;
+    query.insert(static_cast<std::uint32_t>(signed_ids[k]));
+  }
+  detail::IdSet256 matched;
+  for (std::uint32_t a = 0; a < archetype_count_; ++a)
+    if (archetypes_[a].mask.contains_all(query)) matched.insert(a);
+  settle_set(matched);  // rows are counted after holes are compacted, as the loop counts them
+  std::uint32_t chunks = 0;
+  for (std::uint32_t a = 0; a < archetype_count_; ++a)
+    if (matched.contains(a)) chunks += (archetypes_[a].rows + kParallelChunkRows - 1) / kParallelChunkRows;
+  return chunks;
 }
 
 }  // namespace lockstep

@@ -29,7 +29,19 @@ struct BenchOptions {
   // null: allocations are not counted (reported as 0).
   std::uint64_t (*heap_allocations)() noexcept = nullptr;
   std::string trace_name = "bench";  // the timing trace's process name
+  // Threads for the sim's parallel loops (Runner::setThreads; 0 = serial, docs/systems.md).
+  std::uint32_t threads = 0;
 };
+
+// --threads: the same ticks on two runners, serial and `options.threads` threads, alternating
+// tick by tick (both see the same machine load), hashes compared every tick. Wall time: with
+// threads, one thread's CPU time says nothing about the tick.
+struct ThreadsComparison {
+  std::string error;  // non-empty: a runner could not be built or rejected a step
+  double serial_p50_us = 0, parallel_p50_us = 0, speedup = 0;
+  bool hashes_equal = true;
+};
+ThreadsComparison compare_thread_counts(const BenchOptions& options);
 
 struct BenchFigures {
   std::string error;  // non-empty: the sim could not be built or rejected a step; nothing else is set

@@ -34,6 +34,21 @@ struct ScratchStore {
     for (std::uint32_t i = 0; i < used; ++i)
       std::memset(entries[i].data, 0, std::size_t{entries[i].size} * entries[i].count);
   }
+  // Every scratch byte, entry after entry, to/from `bytes` bytes at out/in.
+  void copy_out(std::byte* out) const noexcept {
+    for (std::uint32_t i = 0; i < used; ++i) {
+      const std::size_t n = std::size_t{entries[i].size} * entries[i].count;
+      std::memcpy(out, entries[i].data, n);
+      out += n;
+    }
+  }
+  void copy_in(const std::byte* in) noexcept {
+    for (std::uint32_t i = 0; i < used; ++i) {
+      const std::size_t n = std::size_t{entries[i].size} * entries[i].count;
+      std::memcpy(entries[i].data, in, n);
+      in += n;
+    }
+  }
 };
 
 }  // namespace lockstep::detail

@@ -14,6 +14,7 @@
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
+#include <lockstep/thread_pool.h>
 #include <lockstep/world.h>
 
 #include <cstddef>
@@ -46,6 +47,31 @@ class Runner {
   // change state (docs/systems.md, figures).
   void setAccessChecks(bool on) noexcept { access_checks_ = on; }
   bool accessChecks() const noexcept { return access_checks_; }
+
+  // Parallel ticks (docs/systems.md, "Parallel ticks"). 0 (the default) runs everything on
+  // the calling thread; n ≥ 1 creates a ThreadPool of n threads (here, once: the tick stays
+  // allocation-free) that the systems' parallel loops (World::parallelEach) run on. Systems
+  // still run one after the other in declared order. The state after every tick — so every
+  // hash — is the same for every thread count.
+  void setThreads(std::uint32_t threads);
+  std::uint32_t threads() const noexcept;
+  // Debug guard for parallel loops: every system that runs a parallel loop while threads ≥ 1
+  // is run twice from the same state and scratch — serially, then on the pool — and the two
+  // results are compared (state hash bit for bit, and every scratch byte). A difference
+  // fails the tick with "parallel cross-check: system '<name>' at tick <t>: ...", naming the
+  // first differing component. Systems that declare Commands are run once (re-running would
+  // record their commands twice). Costs a snapshot save/load and two hashes per such system.
+  void setParallelCheck(bool on);
+  bool parallelCheck() const noexcept { return parallel_check_; }
+  // Debug guard for the stage plan (schedule.h, plan_stages): the plan trusts declarations,
+  // so before system i runs, every later system j of i's stage is run with it in both orders
+  // (i then j, j then i) from the same state and scratch, and the results compared; then the
+  // state is put back and the tick goes on. Systems that declare no conflict commute from any
+  // state, so a difference means an undeclared access and fails the tick with "stage check:
+  // systems '<i>' and '<j>' (stage s) do not commute at tick <t>: ...". Pairs where either
+  // declares Commands are skipped (their recording would be doubled). Any thread count.
+  void setStageCheck(bool on);
+  bool stageCheck() const noexcept { return stage_check_; }
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -92,7 +118,17 @@ class Runner {
   StateHash hash_{};
   IncrementalHasher hasher_;
   TickProbe* probe_ = nullptr;
-  char failure_[256] = {};
+  char failure_[640] = {};
+  char check_failure_[512] = {};  // the cross-check's message (advance() formats failure_ from it)
+  std::unique_ptr<ThreadPool> pool_;
+  bool parallel_check_ = false;
+  std::unique_ptr<Snapshot> check_snapshot_;     // parallel cross-check: the state before a system
+  std::unique_ptr<std::byte[]> check_scratch_;   // scratch before | scratch after the serial run
+  bool stage_check_ = false;
+  std::uint8_t stage_of_[SystemList::kMaxSystems] = {};
+  SystemResult run_checked(std::uint32_t index) noexcept;
+  Status check_stage_pairs(std::uint32_t index) noexcept;
+  void reserve_checks();
 };
 
 }  // namespace lockstep::replay

@@ -44,4 +44,21 @@ Schedule analyse_schedule(const World& world, const SystemList& systems, const A
 
 const char* to_string(ConflictKind kind) noexcept;
 
+// True when a and b may not run concurrently (nor in either order) by their declarations:
+// one writes a component, resource or scratch the other reads or writes, or both record
+// commands.
+bool access_conflicts(const AccessSet& a, const AccessSet& b) noexcept;
+
+// The stage plan (docs/systems.md, "Parallel ticks"): system i's stage is 0 when it conflicts
+// with no earlier system, else one more than the latest stage of the earlier systems it
+// conflicts with. So systems in one stage do not conflict with each other, and two that
+// conflict run in declared order (the earlier one in an earlier stage). A pure function of the
+// declared access sets, in declared order; allocation-free.
+struct StagePlan {
+  std::uint32_t systems = 0;
+  std::uint32_t stages = 0;
+  std::uint8_t stage_of[SystemList::kMaxSystems] = {};
+};
+StagePlan plan_stages(const AccessSet* access, std::uint32_t count) noexcept;
+
 }  // namespace lockstep::replay
