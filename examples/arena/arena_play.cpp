@@ -210,7 +210,9 @@ class PersonHost final : public rb::MatchHost {
 constexpr int kCols = 64, kRows = 24;
 
 void draw(const ls::World& world, const rb::RollbackSession& session, std::uint32_t me, const std::string& note) {
+  // lockstep: allow(static) the terminal picture, redrawn from the world every frame, never read by the sim
   static char grid[kRows][kCols + 1];
+  // lockstep: allow(static) the terminal picture's colours, redrawn every frame, never read by the sim
   static std::uint8_t team[kRows][kCols];
   for (int r = 0; r < kRows; ++r) {
     std::memset(grid[r], ' ', kCols);
@@ -284,6 +286,7 @@ int play(const Options& o) {
   sc.hash_interval = 16;
   sc.session_id = o.session_id;
   sc.sync_roundtrips = 5;
+  // lockstep: allow(rand) this process's id for the handshake (a restart must differ), never simulation state
   sc.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
   sc.sync_timeout_us = 60000000;
   sc.disconnect_notify_start_us = 500000;
