@@ -26,8 +26,10 @@ replay::SimConfig duel_config() {
   return c;
 }
 
+// One directory per test: ctest runs this file's tests side by side.
 fs::path scratch() {
-  const fs::path d = fs::temp_directory_path() / "lockstep-state-source-test";
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const fs::path d = fs::temp_directory_path() / ("lockstep-state-source-test-" + test);
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
