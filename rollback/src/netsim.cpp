@@ -43,6 +43,7 @@ Netsim::Netsim(const NetsimOptions& options) : options_(options) {
       status_ = peer->runner->status();
       return;
     }
+    if (options_.threads > 0) peer->runner->setThreads(options_.threads);
     SessionConfig sc = SessionConfig::one_player_per_peer(options_.peers, options_.config.players, i);
     sc.input_delay = options_.input_delay;
     sc.max_prediction = options_.max_prediction;

@@ -5,7 +5,8 @@
 // SimNetwork. Player p is owned by peer p and driven by the sim's bot; peers beyond the
 // player count are spectators. Time is simulated: frame f happens at f × 10^6 / tick_hz µs,
 // and in every frame each peer (in peer order) adds its bots' inputs and advances once.
-// The run is a pure function of the options: no wall clock, no threads.
+// The run is a pure function of the options: no wall clock, and the same result on any
+// thread count (threads only run the sim's parallel loops; docs/systems.md).
 //
 // After the match, run() checks that
 //   * every peer confirmed all `ticks` ticks (finished),
@@ -44,6 +45,10 @@ struct NetsimOptions {
   std::uint32_t hash_interval = 16;
   std::uint32_t tick_hz = 60;
   std::uint64_t max_frames = 0;  // give up after this many frames; 0: 40 × ticks + 3600
+  // Every peer's runner runs the sim's parallel loops on this many threads (its own pool;
+  // 0 = serial). The offline re-check stays serial, so offline_agrees also proves that the
+  // threaded peers computed the serial run's states.
+  std::uint32_t threads = 0;
   // The peers authenticate their messages (a key derived from network_seed: the network is
   // in-process, so the key protects nothing here, but the code path is the one a game runs)
   // wherever the build has libsodium; Unauthenticated measures the difference.
