@@ -777,7 +777,9 @@ ReplayStatus ReplayRecorder::open(const std::string& path, const ReplayHeader& h
   std::vector<std::byte> bytes;
   append_preamble(bytes);
   append_head(bytes, header_);
-  return write(bytes);
+  st = write(bytes);
+  head_bytes_ = written_;
+  return st;
 }
 
 ReplayStatus ReplayRecorder::initial(const StateHash& hash0) {
@@ -865,6 +867,46 @@ ReplayStatus ReplayRecorder::add_checkpoint(Checkpoint cp) {
     return write(bytes);
   }
   pending_.checkpoints.push_back(std::move(cp));
+  return ReplayStatus::Ok();
+}
+
+ReplayStatus ReplayRecorder::append_recorded(const Replay& from, std::uint64_t through) {
+  if (file_ == nullptr) return fail(ErrorCode::InvalidArgument, path_, 0, "recorder not open");
+  if (frames_ != 0 || !pending_.hashes.empty() || written_ != head_bytes_)
+    return fail(ErrorCode::InvalidArgument, path_, 0, "append_recorded needs a fresh recorder");
+  if (!(from.header == header_)) return fail(ErrorCode::Mismatch, path_, 0, "the copied recording has another header");
+  if (through > from.frame_count())
+    return fail_tick(ErrorCode::InvalidArgument, path_, 0, through, "the copied recording ends before this tick");
+  const bool hashes = header_.has_hashes();
+  if (hashes && from.hashes.size() < through + 1)
+    return fail_tick(ErrorCode::InvalidArgument, path_, 0, from.hashes.size(), "the copied recording lacks a hash");
+  const std::size_t nc = header_.has_component_hashes() ? header_.components.size() : 0;
+  const auto push_hash = [&](std::uint64_t t) {
+    pending_.hashes.push_back(from.hashes[t]);
+    const std::span<const std::uint64_t> row = from.components_at(t);
+    if (row.size() == nc) pending_.component_hashes.insert(pending_.component_hashes.end(), row.begin(), row.end());
+    else pending_.component_hashes.insert(pending_.component_hashes.end(), nc, 0);
+    ++hashes_;
+    last_total_ = from.hashes[t].total;
+  };
+  std::size_t next_cp = 0;
+  const auto checkpoints_at = [&](std::uint64_t t) -> ReplayStatus {
+    for (; next_cp < from.checkpoints.size() && from.checkpoints[next_cp].tick <= t; ++next_cp)
+      if (from.checkpoints[next_cp].tick == t)
+        if (ReplayStatus st = add_checkpoint(from.checkpoints[next_cp]); !st.ok()) return st;
+    return ReplayStatus::Ok();
+  };
+  if (hashes) push_hash(0);
+  if (ReplayStatus st = checkpoints_at(0); !st.ok()) return st;
+  for (std::uint64_t t = 0; t < through; ++t) {
+    const std::span<const std::byte> f = from.frame(t);
+    pending_.inputs.insert(pending_.inputs.end(), f.begin(), f.end());
+    if (hashes) push_hash(t + 1);
+    ++frames_;
+    if (frames_ - pair_start_ == header_.block_ticks)
+      if (ReplayStatus st = flush_pair(); !st.ok()) return st;
+    if (ReplayStatus st = checkpoints_at(frames_); !st.ok()) return st;
+  }
   return ReplayStatus::Ok();
 }
 

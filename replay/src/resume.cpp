@@ -1,6 +1,8 @@
 #include <lockstep/replay/resume.h>
 
+#include <lockstep/hash/world_snapshot.h>
 #include <lockstep/snapshot.h>
+#include <lockstep/view.h>
 
 #include "replay_io.h"
 
@@ -15,6 +17,34 @@ std::string hex(std::uint64_t v) {
   std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
   return b;
 }
+
+bool has_views(const Checkpoint& cp) noexcept { return snapshot_file_version(cp.snapshot) == kSnapshotFileVersionViews; }
+
+// The newest checkpoint that can start the run: a recorded hash at its tick to check it against
+// (a recording without hashes is stepped from tick 0), and the views' state when the sim has
+// views (a format-1 checkpoint would reset them: docs/query.md, "Views in snapshot files").
+// Loads it into `runner` and sets `start` to its tick; leaves both alone when there is none.
+ReplayStatus load_newest_checkpoint(Runner& runner, const Replay& history, bool hashes, std::uint64_t& start) {
+  using replay_detail::fail_tick;
+  const bool views = viewCount(runner.world()) != 0;
+  const Checkpoint* best = nullptr;
+  for (const Checkpoint& cp : history.checkpoints)
+    if (hashes && cp.tick > 0 && cp.tick <= history.frame_count() && cp.tick < history.hashes.size() &&
+        (!views || has_views(cp)))
+      best = &cp;
+  if (best == nullptr) return ReplayStatus::Ok();
+  const std::string where = "history checkpoint at tick " + std::to_string(best->tick);
+  Snapshot scratch(runner.world());
+  if (const FileStatus fs = load_snapshot_bytes(best->snapshot, runner.world(), scratch, where); !fs.ok())
+    return fail_tick(ErrorCode::Mismatch, "history", fs.offset, best->tick, fs.message);
+  const std::uint64_t loaded = runner.rehash().total;
+  if (loaded != history.hashes[best->tick].total)
+    return fail_tick(ErrorCode::Mismatch, "history", 0, best->tick,
+                     "the checkpoint's state differs from the recorded hash: hash " + hex(loaded) + ", recorded " +
+                         hex(history.hashes[best->tick].total));
+  start = best->tick;
+  return ReplayStatus::Ok();
+}
 }  // namespace
 
 ReplayStatus resume_from_recording(Runner& runner, const Replay& history, ReplayRecorder* recorder) {
@@ -28,13 +58,22 @@ ReplayStatus resume_from_recording(Runner& runner, const Replay& history, Replay
   if (hashes && history.hashes[0].total != runner.hash().total)
     return fail_tick(ErrorCode::Mismatch, name, 0, 0,
                      "the initial state differs: hash " + hex(runner.hash().total) + ", recorded " + hex(history.hashes[0].total));
-  if (recorder != nullptr)
-    if (ReplayStatus st = recorder->initial(runner.hash()); !st.ok()) return st;
+  // Start at the newest checkpoint whose state hashes to what the survivors confirmed; the
+  // ticks before it are copied, not simulated. Its hash is checked before anything is copied.
+  std::uint64_t start = 0;
+  if (ReplayStatus st = load_newest_checkpoint(runner, history, hashes, start); !st.ok()) return st;
+  if (recorder != nullptr) {
+    if (start > 0) {
+      if (ReplayStatus st = recorder->append_recorded(history, start); !st.ok()) return st;
+    } else if (ReplayStatus st = recorder->initial(runner.hash()); !st.ok()) {
+      return st;
+    }
+  }
   const std::uint32_t every = history.header.checkpoint_interval;
   const TypeDescriptor& input = runner.sim().input_type();
   std::vector<std::byte> frame(runner.frame_bytes());
   Snapshot checkpoint(runner.world());
-  for (std::uint64_t t = 0; t < history.frame_count(); ++t) {
+  for (std::uint64_t t = start; t < history.frame_count(); ++t) {
     const std::span<const std::byte> canonical = history.frame(t);
     std::copy(canonical.begin(), canonical.end(), frame.begin());
     Runner::canonical_to_host(input, frame);

@@ -213,6 +213,11 @@ class ReplayRecorder {
   // has views (docs/query.md, "Views in snapshot files"), so seeking can start there.
   ReplayStatus checkpoint(const StorageView& state);
   ReplayStatus checkpoint(const World& world);
+  // Copies ticks [0, through) of a recording with the same header, verbatim: the initial hash,
+  // frames, hashes with their component rows, and every checkpoint at a tick <= `through`, in
+  // the order a recorder of that match wrote them, so the bytes come out as the original's. The
+  // recorder must be fresh (nothing written yet). Used by resume_from_recording.
+  ReplayStatus append_recorded(const Replay& from, std::uint64_t through);
   ReplayStatus close();
 
   const std::string& partial_path() const noexcept { return partial_; }
@@ -234,6 +239,7 @@ class ReplayRecorder {
   std::uint64_t pair_start_ = 0;
   std::uint64_t last_total_ = 0;
   std::uint64_t written_ = 0;
+  std::uint64_t head_bytes_ = 0;  // preamble and header: what a fresh recorder has written
   std::uint64_t hashes_ = 0;
   bool hash0_written_ = false;
   bool direct_ = false;  // writing a device/FIFO in place
