@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/peer_setup.h>
 #include <lockstep/rollback/relay.h>
 #include <lockstep/stream/http_source.h>
 
@@ -36,14 +37,9 @@ int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
   c.loopback_only = !a.allow_remote;
   c.session_id = a.session_id;
   c.max_subscribers = a.relay_slots;
-  if (a.no_auth) {
-    c.security = rollback::WireSecurity::Unauthenticated;
-  } else if (!a.key_file.empty()) {
-    std::string why;
-    if (!rollback::read_match_key_file(a.key_file, c.key, why)) return report_error(a.json, kExitBadInput, why);
-  } else {
-    c.key = rollback::insecure_test_key(a.session_id);
-  }
+  rollback::MatchKeySource source;
+  if (std::string why = rollback::load_match_key(a.no_auth, a.key_file, a.session_id, c.security, c.key, source); !why.empty())
+    return report_error(a.json, kExitBadInput, why);
   if (a.allow_remote) c.bind = "0.0.0.0:0";
   return kExitOk;
 }

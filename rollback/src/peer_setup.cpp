@@ -104,19 +104,28 @@ const char* match_key_source_name(MatchKeySource source) noexcept {
   return "none";
 }
 
+std::string load_match_key(bool no_auth, const std::string& key_file, std::uint32_t session_id, WireSecurity& security,
+                           MatchKey& key, MatchKeySource& source) {
+  source = MatchKeySource::None;
+  if (no_auth) {
+    security = WireSecurity::Unauthenticated;
+    return {};
+  }
+  if (!key_file.empty()) {
+    std::string why;
+    if (!read_match_key_file(key_file, key, why)) return why;
+    source = MatchKeySource::File;
+    return {};
+  }
+  key = insecure_test_key(session_id);
+  source = MatchKeySource::DerivedFromSessionId;
+  return {};
+}
+
 std::string peer_session_config(const PeerSessionOptions& o, SessionConfig& sc, MatchKeySource& source) {
   sc = SessionConfig::one_player_per_peer(o.peers, o.players, o.local_peer);
-  source = MatchKeySource::None;
-  if (o.no_auth) {
-    sc.security = WireSecurity::Unauthenticated;
-  } else if (!o.key_file.empty()) {
-    std::string why;
-    if (!read_match_key_file(o.key_file, sc.match_key, why)) return why;
-    source = MatchKeySource::File;
-  } else {
-    sc.match_key = insecure_test_key(o.session_id);
-    source = MatchKeySource::DerivedFromSessionId;
-  }
+  if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, sc.security, sc.match_key, source); !why.empty())
+    return why;
   sc.input_delay = o.input_delay;
   sc.max_prediction = o.spectator ? 0 : o.max_prediction;  // a spectator never predicts
   sc.hash_interval = o.hash_interval;

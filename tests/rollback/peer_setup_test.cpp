@@ -356,3 +356,29 @@ TEST(PeerSetup, NetsimReportAsTableAndJson) {
             "\"max_rollback_depth\":0,\"stalls\":0,\"hash_checks\":0,\"confirmed_tick\":0,\"messages_sent\":0,"
             "\"messages_received\":0}]}");
 }
+
+TEST(PeerSetup, TheMatchKeyFromAFileFromTheSessionIdOrNone) {
+  WireSecurity security = WireSecurity::Authenticated;
+  MatchKey key{};
+  MatchKeySource source = MatchKeySource::File;
+  EXPECT_EQ(load_match_key(true, "", 4, security, key, source), "");
+  EXPECT_EQ(security, WireSecurity::Unauthenticated);
+  EXPECT_EQ(source, MatchKeySource::None);
+
+  security = WireSecurity::Authenticated;
+  EXPECT_EQ(load_match_key(false, "", 4, security, key, source), "");
+  EXPECT_EQ(security, WireSecurity::Authenticated);
+  EXPECT_EQ(source, MatchKeySource::DerivedFromSessionId);
+  EXPECT_EQ(key.bytes, insecure_test_key(4).bytes);
+
+  const std::string dir = scratch_dir("key");
+  const std::string path = dir + "/match.key";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 32; ++i) out << "a5";
+  }
+  EXPECT_EQ(load_match_key(false, path, 4, security, key, source), "");
+  EXPECT_EQ(source, MatchKeySource::File);
+  for (std::uint8_t b : key.bytes) EXPECT_EQ(b, 0xa5);
+  std::filesystem::remove_all(dir);
+}

@@ -81,6 +81,12 @@ enum class MatchKeySource { None, File, DerivedFromSessionId };
 // "none", "file", "derived-from-session-id" (the JSON report's "key").
 const char* match_key_source_name(MatchKeySource source) noexcept;
 
+// The match key as a peer takes it: with `no_auth` none (`security` becomes Unauthenticated),
+// else read from `key_file`, else derived from `session_id` (INSECURE). `security` is left as
+// it is otherwise. Returns the key file's error ("" on success).
+std::string load_match_key(bool no_auth, const std::string& key_file, std::uint32_t session_id, WireSecurity& security,
+                           MatchKey& key, MatchKeySource& source);
+
 // The session's config for `options`. Returns the error ("" on success): the key file's.
 // `source` says where the key came from (None with no_auth; DerivedFromSessionId is INSECURE:
 // the id is no secret, a caller should warn).
