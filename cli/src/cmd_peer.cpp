@@ -247,17 +247,10 @@ int replay_history(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig&
 }
 
 // Bots play the local players; the session's events are reported on stderr.
-class BotHost final : public rollback::MatchHost {
+class BotHost final : public rollback::BotMatchHost {
  public:
   BotHost(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const Clock::time_point& t0)
-      : a_(a), session_(session), t0_(t0), started_(r.started), bots_(r.config.players) {
-    const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
-    for (std::uint32_t p = 0; p < r.config.players; ++p)
-      if (session.is_local(p)) bots_[p] = r.sim->make_bot(r.config, bot_seed, p);
-  }
-  void local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) override {
-    if (bots_[player] != nullptr) bots_[player]->generate(tick, session_.runner().world(), out);
-  }
+      : BotMatchHost(*r.sim, r.config, a.bot_given ? a.bot : a.seed, session), a_(a), t0_(t0), started_(r.started) {}
   std::uint64_t rejoined_at = ~std::uint64_t{0};
   double rejoined_after_s = -1;  // seconds from the process's start to the Rejoined event
   void on_event(const rollback::SessionEvent& e) override {
@@ -274,10 +267,8 @@ class BotHost final : public rollback::MatchHost {
 
  private:
   const PeerArgs& a_;
-  rollback::RollbackSession& session_;
   const Clock::time_point& t0_;
   Clock::time_point started_;
-  std::vector<std::unique_ptr<replay::Bot>> bots_;
 };
 
 // The --status line: ping, frame advantage and rollbacks per second of every other peer.

@@ -174,6 +174,17 @@ bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std
   return true;
 }
 
+BotMatchHost::BotMatchHost(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed,
+                           RollbackSession& session)
+    : session_(session), bots_(config.players) {
+  for (std::uint32_t p = 0; p < config.players; ++p)
+    if (session.is_local(p)) bots_[p] = sim.make_bot(config, bot_seed, p);
+}
+
+void BotMatchHost::local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) {
+  if (player < bots_.size() && bots_[player] != nullptr) bots_[player]->generate(tick, session_.runner().world(), out);
+}
+
 namespace {
 // Milliseconds rounded as printf's "%.0f" rounds us / 1000.0 (half to even): integers only.
 std::uint64_t rounded_ms(std::uint64_t us) {

@@ -382,3 +382,23 @@ TEST(PeerSetup, TheMatchKeyFromAFileFromTheSessionIdOrNone) {
   for (std::uint8_t b : key.bytes) EXPECT_EQ(b, 0xa5);
   std::filesystem::remove_all(dir);
 }
+
+TEST(PeerSetup, BotsPlayTheLocalPlayers) {
+  Runner runner(fixtures::duel_sim(), duel_config(3));
+  RollbackSession session(runner, SessionConfig::local_only(2), nullptr);
+  ASSERT_TRUE(session.status().ok()) << session.status().message();
+  BotMatchHost host(fixtures::duel_sim(), duel_config(3), 9, session);
+  const std::size_t size = fixtures::duel_sim().input_type().size;
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    const auto bot = fixtures::duel_sim().make_bot(duel_config(3), 9, p);
+    for (std::uint64_t tick = 0; tick < 5; ++tick) {
+      std::vector<std::byte> got(size), want(size);
+      host.local_input(p, tick, got);
+      bot->generate(tick, runner.world(), want);
+      EXPECT_EQ(got, want) << "player " << p << " tick " << tick;
+    }
+  }
+  std::vector<std::byte> untouched(size, std::byte{0x5a});
+  host.local_input(7, 0, untouched);  // no such player: nothing written
+  EXPECT_EQ(untouched, std::vector<std::byte>(size, std::byte{0x5a}));
+}

@@ -17,6 +17,8 @@
 #include <lockstep/rollback/udp_transport.h>
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +113,19 @@ struct RejoinFailure {
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
                        const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why);
+
+// A MatchHost whose local players are played by the sim's bots (seed `bot_seed`): `lockstep
+// peer`, a game's headless clients and soak tests. Derive and override on_event for the
+// session's events (describe_session_event gives the log lines).
+class BotMatchHost : public MatchHost {
+ public:
+  BotMatchHost(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, RollbackSession& session);
+  void local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) override;
+
+ private:
+  RollbackSession& session_;
+  std::vector<std::unique_ptr<replay::Bot>> bots_;
+};
 
 // A life-cycle event as a log line: "Disconnected: peer 1 (tick 300)", "NetworkInterrupted: peer 1
 // (disconnect in 1250 ms)", "NetworkResumed: peer 1", "player 1 (peer 1) uses the default input
