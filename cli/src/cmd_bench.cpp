@@ -28,33 +28,7 @@ struct BenchArgs {
   std::uint32_t threads = 0;
 };
 
-// The figures a person reads, from the raw measurements (display only).
-struct BenchStats {
-  Percentiles tp, hp, sp, lp, tc, hc;
-  double build_ms = 0, wall_s = 0, hash_share = 0, hash_share_p50 = 0, hash_share_cpu = 0, tps = 0;
-  std::string final_hash;
-};
-
-double sum_us(const std::vector<std::uint64_t>& v) {
-  double s = 0;
-  for (std::uint64_t x : v) s += static_cast<double>(x);
-  return s / 1000.0;
-}
-
-BenchStats bench_stats(const BenchArgs& a, const inspect::BenchFigures& f) {
-  BenchStats b;
-  b.tp = percentiles(f.tick_ns), b.hp = percentiles(f.hash_ns), b.sp = percentiles(f.save_ns), b.lp = percentiles(f.load_ns);
-  b.tc = percentiles(f.tick_cpu_ns), b.hc = percentiles(f.hash_cpu_ns);
-  b.build_ms = static_cast<double>(f.build_ns) / 1e6;
-  b.wall_s = static_cast<double>(f.run_ns) / 1e9;
-  b.hash_share_cpu = b.tc.p50_us + b.hc.p50_us > 0 ? 100.0 * b.hc.p50_us / (b.tc.p50_us + b.hc.p50_us) : 0.0;
-  const double tick_total = sum_us(f.tick_ns), hash_total = sum_us(f.hash_ns);
-  b.hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
-  b.hash_share_p50 = b.tp.p50_us + b.hp.p50_us > 0 ? 100.0 * b.hp.p50_us / (b.tp.p50_us + b.hp.p50_us) : 0.0;
-  b.tps = tick_total + hash_total > 0 ? static_cast<double>(a.ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
-  b.final_hash = hex(f.final_hash.total);
-  return b;
-}
+using inspect::BenchStats;
 
 void print_bench_json(const BenchArgs& a, const replay::SimConfig& config, const inspect::BenchFigures& f, const BenchStats& b,
                       const inspect::ThreadsComparison& cmp) {
@@ -144,7 +118,7 @@ int bench_cmd(const BenchArgs& a) {
   inspect::ThreadsComparison cmp;
   if (a.threads > 0) cmp = inspect::compare_thread_counts(o);
   if (!cmp.error.empty()) return report_error(a.json, kExitBadInput, "--threads: " + cmp.error);
-  const BenchStats b = bench_stats(a, f);
+  const BenchStats b = inspect::bench_stats(f, a.ticks);
   if (a.json) print_bench_json(a, o.config, f, b, cmp);
   else if (a.csv) print_bench_csv(a, o.config, f, b);
   else print_bench_text(a, o.config, f, b, cmp);

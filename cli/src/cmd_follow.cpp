@@ -6,18 +6,15 @@
 #include "common.h"
 
 #include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/peer_setup.h>
 #include <lockstep/rollback/relay.h>
 #include <lockstep/stream/http_source.h>
 
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 namespace lockstep::cli {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-
 // "checkpoint" (the newest), "0" or "begin", or a tick number.
 bool parse_start(const std::string& text, replay::FollowOptions& o) {
   if (text == "checkpoint" || text == "newest") {
@@ -40,14 +37,9 @@ int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
   c.loopback_only = !a.allow_remote;
   c.session_id = a.session_id;
   c.max_subscribers = a.relay_slots;
-  if (a.no_auth) {
-    c.security = rollback::WireSecurity::Unauthenticated;
-  } else if (!a.key_file.empty()) {
-    std::string why;
-    if (!rollback::read_match_key_file(a.key_file, c.key, why)) return report_error(a.json, kExitBadInput, why);
-  } else {
-    c.key = rollback::insecure_test_key(a.session_id);
-  }
+  rollback::MatchKeySource source;
+  if (std::string why = rollback::load_match_key(a.no_auth, a.key_file, a.session_id, c.security, c.key, source); !why.empty())
+    return report_error(a.json, kExitBadInput, why);
   if (a.allow_remote) c.bind = "0.0.0.0:0";
   return kExitOk;
 }
@@ -103,49 +95,19 @@ int follow_cmd(const FollowArgs& a) {
   if (int rc = open_onward_relay(a, onward); rc != kExitOk) return rc;
   replay::ByteSource& source = *owned;
   replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.source);
-  const auto t0 = Clock::now();
-  const auto poll_every = std::chrono::milliseconds(a.poll_ms);
-  auto last_growth = t0;
-  std::uint64_t last_recorded = 0, lag_max = 0;
-  std::string failure;
-  int code = kExitOk;
-  for (;;) {
-    const replay::ReplayStatus st = follower.poll(source);
-    if (onward != nullptr) (void)onward->poll(source);
-    if (!st.ok()) {
-      failure = st.message;
-      code = st.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
-      break;
-    }
-    const auto now = Clock::now();
-    if (follower.recorded_ticks() != last_recorded) {
-      last_recorded = follower.recorded_ticks();
-      last_growth = now;
-    }
-    // How far behind the newest recorded tick, once caught up with the delay (while live).
-    if (follower.started() && !follower.recording().complete && follower.tick() >= follower.start_tick() + a.delay_ticks)
-      lag_max = std::max(lag_max, follower.recorded_ticks() - std::min(follower.recorded_ticks(), follower.tick()));
-    if (follower.finished()) break;
-    if (std::chrono::duration<double>(now - t0).count() > a.max_seconds) {
-      failure = "--max-seconds reached at tick " + std::to_string(follower.tick()) + " of " +
-                std::to_string(follower.recorded_ticks()) + " recorded";
-      code = kExitMismatch;
-      break;
-    }
-    if (std::chrono::duration<double>(now - last_growth).count() > a.idle_timeout_s) {
-      failure = source.describe() + ": nothing new for " + std::to_string(static_cast<long long>(a.idle_timeout_s)) +
-                " s and no END block (the recorder stopped?) at tick " + std::to_string(follower.recorded_ticks());
-      code = kExitMismatch;
-      break;
-    }
-    if (follower.tick() + a.delay_ticks >= follower.recorded_ticks() || !follower.started())
-      std::this_thread::sleep_for(poll_every);
-  }
-  // The onward relay's watchers get the end too (bounded), and a kept copy verifies.
-  for (int quiet = 0, polls = 0; onward != nullptr && quiet < 50 && polls < 1000; ++polls) {
-    (void)onward->poll(source);
-    quiet = onward->subscribers_have_everything() ? quiet + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  rollback::WatchOptions w;
+  w.delay_ticks = a.delay_ticks;
+  w.poll_us = std::uint64_t{a.poll_ms} * 1000;
+  w.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
+  w.idle_timeout_us = static_cast<std::uint64_t>(a.idle_timeout_s * 1e6);
+  const rollback::WatchResult watched = rollback::watch_recording(follower, source, onward.get(), w);
+  const std::uint64_t lag_max = watched.lag_max;
+  std::string failure = watched.status.message;
+  int code = watched.status.ok() ? kExitOk : watched.status.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
+  if (watched.timed_out) {
+    failure = "--max-seconds reached at tick " + std::to_string(follower.tick()) + " of " +
+              std::to_string(follower.recorded_ticks()) + " recorded";
+    code = kExitMismatch;
   }
   if (!a.record.empty() && code == kExitOk) {
     const replay::ReplayStatus ws = replay::write_replay_file(a.record, follower.recording());

@@ -37,35 +37,13 @@ int systems_cmd(const InfoArgs& a) {
                                                    " failed: " + st.message());
   if (a.json) {
     Json j;
-    j.begin().field("ok", true).field("sim", sim->name()).begin_array("systems");
-    for (const replay::ScheduleEntry& e : schedule.systems) {
-      j.begin().field("name", e.name).begin_array("reads");
-      for (const std::string& r : e.reads) j.value(r);
-      j.end_array().begin_array("writes");
-      for (const std::string& w : e.writes) j.value(w);
-      j.end_array().end();
-    }
-    j.end_array().begin_array("conflicts");
-    for (const replay::AccessConflict& c : schedule.conflicts)
-      j.begin().field("first", schedule.systems[c.first].name).field("second", schedule.systems[c.second].name)
-          .field("kind", replay::to_string(c.kind)).field("type", c.type)
-          .field("writer", schedule.systems[c.writer].name).end();
-    j.end_array().end();
+    j.begin().field("ok", true).field("sim", sim->name());
+    inspect::append_schedule_fields(j, schedule);
+    j.end();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
-  std::printf("schedule of %.*s (%zu systems, run in this order; declared access is enforced while each runs)\n",
-              static_cast<int>(sim->name().size()), sim->name().data(), schedule.systems.size());
-  for (std::size_t i = 0; i < schedule.systems.size(); ++i) {
-    const replay::ScheduleEntry& e = schedule.systems[i];
-    std::printf("  %2zu %s\n       reads  %s\n       writes %s\n", i + 1, e.name.c_str(),
-                e.reads.empty() ? "-" : join(e.reads).c_str(), e.writes.empty() ? "-" : join(e.writes).c_str());
-  }
-  std::printf("conflicts (report only: pairs that could not run in parallel): %zu\n", schedule.conflicts.size());
-  for (const replay::AccessConflict& c : schedule.conflicts)
-    std::printf("  %s x %s  %s on %s (written by %s)\n", schedule.systems[c.first].name.c_str(),
-                schedule.systems[c.second].name.c_str(), replay::to_string(c.kind), c.type.c_str(),
-                schedule.systems[c.writer].name.c_str());
+  std::printf("%s", inspect::describe_schedule(sim->name(), schedule).c_str());
   return kExitOk;
 }
 
@@ -73,30 +51,15 @@ int snapshot_info(const InfoArgs& a) {
   inspect::SnapshotSummary sum;
   const FileStatus st = inspect::describe_snapshot_file(a.replay, sum);
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
-  const inspect::State& s = sum.state;
-  const std::vector<std::string>& components = sum.components;
-  const std::vector<std::string>& resources = sum.resources;
-  const std::uint64_t archetypes_in_use = sum.archetypes_in_use;
   if (a.json) {
     Json j;
-    j.begin().field("ok", true).field("snapshot", a.replay).field("format_version", std::uint64_t{kSnapshotFileVersion})
-        .field("tick", s.tick).field("entities", s.live_entities()).field("slots", std::uint64_t{s.slot_count()})
-        .field("archetypes", std::uint64_t{s.archetypes.size()}).field("archetypes_in_use", archetypes_in_use);
-    j.begin_array("components");
-    for (const std::string& c : components) j.value(c);
-    j.end_array().begin_array("resources");
-    for (const std::string& r : resources) j.value(r);
-    j.end_array().end();
+    j.begin().field("ok", true);
+    inspect::append_snapshot_fields(j, a.replay, sum);
+    j.end();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
-  std::printf("snapshot      %s (format v%u)\n", a.replay.c_str(), kSnapshotFileVersion);
-  std::printf("tick          %llu\n", static_cast<unsigned long long>(s.tick));
-  std::printf("entities      %llu live (%u slots)\n", static_cast<unsigned long long>(s.live_entities()), s.slot_count());
-  std::printf("archetypes    %zu (%llu holding entities)\n", s.archetypes.size(),
-              static_cast<unsigned long long>(archetypes_in_use));
-  std::printf("components    %s\n", components.empty() ? "-" : join(components).c_str());
-  std::printf("resources     %s\n", resources.empty() ? "-" : join(resources).c_str());
+  std::printf("%s", inspect::describe_snapshot_summary(a.replay, sum).c_str());
   return kExitOk;
 }
 
@@ -106,15 +69,9 @@ int bundle_info(const InfoArgs& a) {
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
   if (a.json) {
     Json j;
-    j.begin().field("ok", true).field("bundle", a.replay).field("source", b.source).field("sim", b.sim_name)
-        .field("sim_version", b.sim_version).field("tick", b.tick).field("system", b.system).field("report", b.report);
-    j.begin_array("sides");
-    for (const inspect::BundleSide& s : b.sides)
-      j.begin().field("label", s.label).field("state", s.has_state).field("total", hex(s.hash.total)).end();
-    j.end_array().field("agreeing_state", b.has_agreeing).field("inputs_from", b.inputs_from);
-    j.begin("facts");
-    for (const auto& [k, v] : b.facts) j.field(k, v);
-    j.end().end();
+    j.begin().field("ok", true);
+    inspect::append_bundle_fields(j, a.replay, b);
+    j.end();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
@@ -168,50 +125,16 @@ int info_cmd(const InfoArgs& a) {
   }
   if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
   print_warnings(r.warnings);
-  const replay::ReplayHeader& h = r.header;
   const std::string sim_status = inspect::replay_sim_status(r, name);
-  const std::uint64_t frames = r.frame_count();
   if (a.json) {
     Json j;
-    j.begin().field("ok", true).field("replay", name).field("format_version", replay::kReplayFormatVersion)
-        .field("sim", h.sim_name).field("sim_version", h.sim_version).field("input_schema", hex(h.input_schema))
-        .field("input_size", h.input_size).field("sim_status", sim_status);
-    j.begin("config").field("players", h.config.players).field("units", h.config.units).field("seed", h.config.seed);
-    j.begin_array("params");
-    for (std::uint32_t p : h.config.params) j.value(std::to_string(p));
-    j.end_array().end();
-    j.field("ticks", frames).field("block_ticks", h.block_ticks).field("hashes", std::uint64_t{r.hashes.size()})
-        .field("component_hashes", h.has_component_hashes()).field("checkpoint_interval", h.checkpoint_interval)
-        .field("checkpoints", std::uint64_t{r.checkpoints.size()}).field("complete", r.complete);
-    if (!r.hashes.empty()) j.field("final_hash", hex(r.hashes.back().total));
-    j.begin_array("components");
-    for (const std::string& c : h.components) j.value(c);
-    j.end_array();
-    j.begin_array("warnings");
-    for (const std::string& w : r.warnings) j.value(w);
-    j.end_array().end();
+    j.begin().field("ok", true);
+    inspect::append_replay_fields(j, r, name, sim_status);
+    j.end();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
-  std::printf("replay        %s (format v%u)\n", name.c_str(), replay::kReplayFormatVersion);
-  std::printf("sim           %s v%u (%s)\n", h.sim_name.c_str(), h.sim_version, sim_status.c_str());
-  std::printf("input         %u bytes/player, schema %s\n", h.input_size, hex(h.input_schema).c_str());
-  std::printf("config        players %u  units %u  seed %llu  params %u,%u,%u,%u\n", h.config.players, h.config.units,
-              static_cast<unsigned long long>(h.config.seed), h.config.params[0], h.config.params[1], h.config.params[2],
-              h.config.params[3]);
-  std::printf("ticks         %llu (%u frames per block)\n", static_cast<unsigned long long>(frames), h.block_ticks);
-  std::printf("hashes        %llu%s\n", static_cast<unsigned long long>(r.hashes.size()),
-              h.has_component_hashes() ? " (with per-component hashes)" : (h.has_hashes() ? "" : " (not recorded)"));
-  if (!r.hashes.empty())
-    std::printf("final hash    %s (tick %llu)\n", hex(r.hashes.back().total).c_str(),
-                static_cast<unsigned long long>(r.hashes.back().tick));
-  if (h.checkpoint_interval != 0) {
-    std::printf("checkpoints   %zu (every %u ticks):", r.checkpoints.size(), h.checkpoint_interval);
-    for (const replay::Checkpoint& cp : r.checkpoints) std::printf(" %llu", static_cast<unsigned long long>(cp.tick));
-    std::printf("\n");
-  }
-  if (!h.components.empty()) std::printf("components    %s\n", join(h.components).c_str());
-  std::printf("complete      %s\n", r.complete ? "yes" : "NO (interrupted recording; see warning)");
+  std::printf("%s", inspect::describe_replay(r, name, sim_status).c_str());
   return kExitOk;
 }
 }  // namespace

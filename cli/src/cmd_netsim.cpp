@@ -44,10 +44,6 @@ struct NetsimArgs {
 std::uint32_t to_us(double ms) { return static_cast<std::uint32_t>(std::llround(ms * 1000.0)); }
 std::uint32_t to_ppm(double p) { return static_cast<std::uint32_t>(std::llround(p * 1e6)); }
 
-std::string role(const rollback::NetsimReport& r, std::uint32_t i) {
-  return r.peers[i].spectator ? std::string("spectator") : "player " + std::to_string(i);
-}
-
 // What netsim_cmd decided, for the two printers.
 struct Outcome {
   bool ok = false;
@@ -58,39 +54,21 @@ struct Outcome {
 };
 
 void print_netsim_json(const NetsimArgs& a, const rollback::NetsimOptions& o, const rollback::NetsimReport& r, const Outcome& out) {
-  const bool ok = out.ok;
-  const int fail_code = out.fail_code;
-  const double secs = out.secs;
-  const std::string& recorded = out.recorded;
-  const std::string& evidence = out.evidence;
   Json j;
-  j.begin().field("ok", ok).field("exit", ok ? int{kExitOk} : fail_code).field("sim", a.sim)
+  j.begin().field("ok", out.ok).field("exit", out.ok ? int{kExitOk} : out.fail_code).field("sim", a.sim)
       .field("peers", a.peers).field("players", o.config.players).field("ticks", a.ticks)
       .field("latency_ms", a.latency_ms).field("jitter_ms", a.jitter_ms).field("loss", a.loss)
       .field("duplicate", a.duplicate).field("reorder", a.reorder).field("seed", a.seed)
       .field("input_delay", a.input_delay).field("max_prediction", a.max_prediction)
-      .field("hash_interval", a.hash_interval).field("finished", r.finished).field("frames", r.frames)
-      .field("desyncs", r.desync_count).field("peers_agree", r.peers_agree).field("offline_agrees", r.offline_agrees)
-      .field("final_hash", hex(r.offline_final_hash)).field("rollbacks", r.rollbacks)
-      .field("resimulated_ticks", r.resimulated_ticks).field("max_rollback_depth", r.max_rollback_depth)
-      .field("stalls", r.stalls).field("seconds", secs);
-  if (!recorded.empty()) j.field("record", recorded);
+      .field("hash_interval", a.hash_interval);
+  rollback::append_netsim_figures(j, r);
+  j.field("seconds", out.secs);
+  if (!out.recorded.empty()) j.field("record", out.recorded);
   if (!r.disagreement.empty()) j.field("disagreement", r.disagreement);
   if (!r.offline_mismatch.empty()) j.field("offline_mismatch", r.offline_mismatch);
-  if (!evidence.empty()) j.field("desync", evidence);
-  j.begin("network").field("sent", r.network.sent).field("delivered", r.network.delivered).field("lost", r.network.lost)
-      .field("duplicated", r.network.duplicated).field("reordered", r.network.reordered)
-      .field("overflowed", r.network.overflowed).end();
-  j.begin_array("per_peer");
-  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
-    const auto& p = r.peers[i];
-    j.begin().field("peer", i).field("role", role(r, i)).field("rollbacks", p.stats.rollbacks)
-        .field("resimulated_ticks", p.stats.resimulated_ticks).field("max_rollback_depth", p.stats.max_rollback_depth)
-        .field("stalls", p.stats.stalls).field("hash_checks", p.stats.hash_checks)
-        .field("confirmed_tick", p.confirmed_tick).field("messages_sent", p.stats.messages_sent)
-        .field("messages_received", p.stats.messages_received).end();
-  }
-  j.end_array().end();
+  if (!out.evidence.empty()) j.field("desync", out.evidence);
+  rollback::append_netsim_network_and_peers(j, r);
+  j.end();
   std::printf("%s\n", j.str().c_str());
 }
 
@@ -105,19 +83,7 @@ void print_netsim_text(const NetsimArgs& a, const rollback::NetsimOptions& o, co
               a.sim.c_str(), a.peers, o.config.players, static_cast<unsigned long long>(a.ticks), a.tick_hz, a.latency_ms,
               a.jitter_ms, a.loss * 100, a.duplicate * 100, a.reorder * 100, a.input_delay, a.max_prediction,
               a.hash_interval, static_cast<unsigned long long>(a.seed));
-  std::printf("%-5s %-10s %10s %12s %9s %8s %11s %10s %10s\n", "peer", "role", "rollbacks", "resimulated", "max-depth",
-              "stalls", "hash-checks", "msgs-sent", "msgs-recv");
-  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
-    const auto& p = r.peers[i];
-    std::printf("%-5u %-10s %10llu %12llu %9u %8llu %11llu %10llu %10llu\n", i, role(r, i).c_str(),
-                static_cast<unsigned long long>(p.stats.rollbacks), static_cast<unsigned long long>(p.stats.resimulated_ticks),
-                p.stats.max_rollback_depth, static_cast<unsigned long long>(p.stats.stalls),
-                static_cast<unsigned long long>(p.stats.hash_checks), static_cast<unsigned long long>(p.stats.messages_sent),
-                static_cast<unsigned long long>(p.stats.messages_received));
-  }
-  std::printf("%-16s %10llu %12llu %9u %8llu\n", "total", static_cast<unsigned long long>(r.rollbacks),
-              static_cast<unsigned long long>(r.resimulated_ticks), r.max_rollback_depth,
-              static_cast<unsigned long long>(r.stalls));
+  std::printf("%s", rollback::netsim_peer_table(r).c_str());
   std::printf("network: %llu sent, %llu lost, %llu duplicated, %llu reordered, %llu delivered\n",
               static_cast<unsigned long long>(r.network.sent), static_cast<unsigned long long>(r.network.lost),
               static_cast<unsigned long long>(r.network.duplicated), static_cast<unsigned long long>(r.network.reordered),

@@ -12,6 +12,7 @@
 #include <lockstep/rollback/desync_bundle.h>
 #include <lockstep/rollback/lossy_transport.h>
 #include <lockstep/rollback/match_loop.h>
+#include <lockstep/rollback/peer_setup.h>
 #include <lockstep/rollback/relay.h>
 #include <lockstep/replay/resume.h>
 #include <lockstep/rollback/session.h>
@@ -86,20 +87,6 @@ struct PeerArgs {
 
 using Clock = std::chrono::steady_clock;
 
-// "HOST:PORT" or "[HOST]:PORT" with the port moved by `by`; empty when not of that form.
-std::string shift_port(const std::string& address, std::uint32_t by) {
-  const std::size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon + 1 >= address.size()) return {};
-  std::uint32_t port = 0;
-  for (std::size_t i = colon + 1; i < address.size(); ++i) {
-    const char c = address[i];
-    if (c < '0' || c > '9' || port > 65535) return {};
-    port = port * 10 + static_cast<std::uint32_t>(c - '0');
-  }
-  if (port == 0 || port + by > 65535) return {};
-  return address.substr(0, colon + 1) + std::to_string(port + by);
-}
-
 // Everything a peer process owns for one match, built step by step by peer_cmd.
 struct PeerRun {
   const replay::Sim* sim = nullptr;
@@ -109,7 +96,7 @@ struct PeerRun {
   rollback::UdpTransport udp, xudp;  // the session's socket; the state exchange's (--bundle-dir)
   bool exchange = false;
   bool lossy = false;
-  std::string key_source = "none";
+  rollback::MatchKeySource key_source = rollback::MatchKeySource::None;
   std::unique_ptr<rollback::RelayServer> relay;           // --relay
   std::unique_ptr<replay::GrowingFileSource> recording;  // what the relay serves
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();  // the process's start
@@ -161,116 +148,75 @@ int check_args(const PeerArgs& a, PeerRun& r) {
   return choose_players(a, r);
 }
 
-int open_sockets(const PeerArgs& a, PeerRun& r, rollback::UdpTransportConfig& uc) {
-  uc.bind = !a.bind.empty() ? a.bind : !r.addresses[a.id].empty() ? r.addresses[a.id] : "127.0.0.1:0";
-  uc.local_peer = a.id;
-  uc.session_id = a.session_id;
-  uc.peers = r.addresses;
-  uc.loopback_only = !a.allow_remote;
-  if (!r.udp.open(uc)) return fail(a, r.udp.error());
-  r.exchange = !a.bundle_dir.empty();
-  if (!r.exchange) return kExitOk;
-  std::vector<std::string> xaddresses = a.exchange_peers;
+// The state exchange's address of every peer (--bundle-dir); "" or the reason they are unusable.
+std::string exchange_peers(const PeerArgs& a, const PeerRun& r, std::vector<std::string>& out) {
+  out = a.exchange_peers;
   if (!a.rendezvous.empty()) {
-    if (!xaddresses.empty()) return fail(a, "--rendezvous publishes the exchange addresses: drop --exchange-peers");
-    xaddresses.assign(r.peers, std::string());
-  } else if (xaddresses.empty()) {
-    for (const std::string& p : r.addresses) {
-      xaddresses.push_back(shift_port(p, 1));
-      if (xaddresses.back().empty())
-        return fail(a, "--bundle-dir: cannot derive an exchange port from '" + p + "' (give --exchange-peers)");
-    }
+    if (!out.empty()) return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
+    out.assign(r.peers, std::string());
+  } else if (out.empty()) {
+    out = rollback::exchange_addresses(r.addresses);
+    for (std::size_t q = 0; q < out.size(); ++q)
+      if (out[q].empty()) return "--bundle-dir: cannot derive an exchange port from '" + r.addresses[q] + "' (give --exchange-peers)";
   }
-  if (xaddresses.size() != r.peers) return fail(a, "--exchange-peers needs one address per peer, in peer-id order");
-  rollback::UdpTransportConfig xc = uc;
-  // Rendezvous: any free port on the session socket's host (published later); otherwise this
-  // peer's exchange address (its --bind moved by one port when --bind is given).
-  if (!a.rendezvous.empty()) xc.bind = uc.bind.substr(0, uc.bind.rfind(':')) + ":0";
-  else if (!a.bind.empty() && !shift_port(a.bind, 1).empty()) xc.bind = shift_port(a.bind, 1);
-  else xc.bind = xaddresses[a.id];
-  xc.peers = xaddresses;
-  if (!r.xudp.open(xc)) return fail(a, "state exchange socket: " + r.xudp.error());
-  return kExitOk;
+  if (out.size() != r.peers) return "--exchange-peers needs one address per peer, in peer-id order";
+  return {};
 }
 
-std::string first_line(const char* text) {
-  std::string s(text);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-// Publishes the bound addresses (write + rename: readers never see half a file), then waits for
-// everyone else's. Lets tests bind port 0 instead of guessing free ports.
-int rendezvous(const PeerArgs& a, PeerRun& r) {
-  const std::string mine = a.rendezvous + "/peer" + std::to_string(a.id) + ".addr";
-  std::string text = r.udp.local_address() + "\n";
-  if (r.exchange) text += "exchange " + r.xudp.local_address() + "\n";
-  hash::WriteFailure failure;
-  if (!hash::write_file_atomically(mine, text.data(), text.size(), failure))
-    return fail(a, "rendezvous: " + failure.failed_path + ": " + failure.what);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.sync_timeout_s * 1000));
-  for (std::uint32_t q = 0; q < r.peers; ++q) {
-    if (q == a.id) continue;
-    const std::string path = a.rendezvous + "/peer" + std::to_string(q) + ".addr";
-    char line[128] = {}, xline[160] = {};
-    for (;;) {
-      if (std::FILE* f = std::fopen(path.c_str(), "r")) {
-        const bool got = std::fgets(line, sizeof line, f) != nullptr;
-        if (got && std::fgets(xline, sizeof xline, f) == nullptr) xline[0] = '\0';
-        std::fclose(f);
-        if (got) break;
-      }
-      if (Clock::now() > deadline) return fail(a, "rendezvous: " + path + " did not appear within the sync timeout");
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!r.udp.set_peer_address(q, first_line(line))) return fail(a, r.udp.error());
-    // A peer without --bundle-dir publishes no exchange address: our requests then go
-    // unanswered and the bundle keeps its hashes only.
-    const std::string xaddr = first_line(xline);
-    if (r.exchange && xaddr.rfind("exchange ", 0) == 0 && !r.xudp.set_peer_address(q, xaddr.substr(9)))
-      return fail(a, "state exchange: " + r.xudp.error());
-  }
-  return kExitOk;
+// Binds the session socket (and the exchange's), then with --rendezvous learns the others' addresses.
+int open_sockets(const PeerArgs& a, PeerRun& r) {
+  rollback::PeerSocketsConfig pc;
+  pc.local_peer = a.id;
+  pc.session_id = a.session_id;
+  pc.peers = r.addresses;
+  pc.bind = a.bind;
+  pc.loopback_only = !a.allow_remote;
+  pc.rendezvous = !a.rendezvous.empty();
+  r.exchange = !a.bundle_dir.empty();
+  std::vector<std::string> xaddresses;
+  const std::string bad_exchange = r.exchange ? exchange_peers(a, r, xaddresses) : std::string();
+  if (bad_exchange.empty()) pc.exchange_peers = xaddresses;
+  if (std::string e = rollback::open_peer_sockets(pc, r.udp, r.xudp); !e.empty()) return fail(a, e);
+  if (!bad_exchange.empty()) return fail(a, bad_exchange);
+  if (a.rendezvous.empty()) return kExitOk;
+  const std::string e = rollback::rendezvous_in_directory(a.rendezvous, a.id, r.peers,
+                                                          static_cast<std::uint64_t>(a.sync_timeout_s * 1e6), r.udp,
+                                                          r.exchange ? &r.xudp : nullptr);
+  return e.empty() ? kExitOk : fail(a, e);
 }
 
 int session_config(const PeerArgs& a, PeerRun& r, rollback::SessionConfig& sc) {
-  sc = rollback::SessionConfig::one_player_per_peer(r.peers, r.config.players, a.id);
-  if (a.no_auth) {
-    sc.security = rollback::WireSecurity::Unauthenticated;
+  rollback::PeerSessionOptions o;
+  o.peers = r.peers;
+  o.players = r.config.players;
+  o.local_peer = a.id;
+  o.spectator = a.spectator;
+  o.key_file = a.key_file;
+  o.no_auth = a.no_auth;
+  o.session_id = a.session_id;
+  o.input_delay = a.input_delay;
+  o.max_prediction = a.max_prediction;
+  o.hash_interval = a.hash_interval;
+  o.sync_roundtrips = a.sync_roundtrips;
+  o.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
+  o.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
+  o.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
+  o.max_frame_advantage = a.max_frame_advantage;
+  o.kept_desyncs = a.keep_desyncs;
+  o.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
+  if (std::string why = rollback::peer_session_config(o, sc, r.key_source); !why.empty()) return fail(a, why);
+  if (a.no_auth)
     std::fprintf(stderr, "lockstep peer %u: WARNING: --no-auth: messages are not authenticated; anyone who can send "
                  "to this port can inject inputs or expel a peer (docs/rollback.md, \"Threat model\")\n", a.id);
-  } else if (!a.key_file.empty()) {
-    std::string why;
-    if (!rollback::read_match_key_file(a.key_file, sc.match_key, why)) return fail(a, why);
-    r.key_source = "file";
-  } else {
-    sc.match_key = rollback::insecure_test_key(a.session_id);
-    r.key_source = "derived-from-session-id";
+  else if (r.key_source == rollback::MatchKeySource::DerivedFromSessionId)
     std::fprintf(stderr, "lockstep peer %u: WARNING: no --key-file: the match key is derived from --session-id, which "
                  "is no secret (INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")\n", a.id);
-  }
-  sc.input_delay = a.input_delay;
-  sc.max_prediction = a.spectator ? 0 : a.max_prediction;  // a spectator never predicts
-  sc.hash_interval = a.hash_interval;
-  sc.session_id = a.session_id;
-  sc.sync_roundtrips = a.sync_roundtrips;
-  sc.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
-  sc.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
-  sc.disconnect_notify_start_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
-  sc.disconnect_timeout_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
-  sc.max_frame_advantage = a.max_frame_advantage;
-  sc.kept_desyncs = a.keep_desyncs;
   return kExitOk;
 }
 
 // The relay serves the recording file as the recorder writes it, with the match's key.
 int open_relay(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc) {
-  rollback::RelayConfig rc;
-  rc.bind = a.relay;
-  rc.loopback_only = !a.allow_remote;
-  rc.session_id = a.session_id;
-  rc.security = sc.security;
-  rc.key = sc.match_key;
+  rollback::RelayConfig rc = rollback::relay_config_for(sc, a.relay, !a.allow_remote);
   rc.max_subscribers = a.relay_slots;
   r.relay = std::make_unique<rollback::RelayServer>();
   std::string error;
@@ -280,98 +226,49 @@ int open_relay(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc)
   return kExitOk;
 }
 
-// After the recording is closed: keep relaying until every watcher fetched its end (bounded).
-void finish_relay(const PeerArgs& a, PeerRun& r) {
-  const auto until = Clock::now() + std::chrono::milliseconds(static_cast<long long>(a.relay_linger_s * 1000));
-  std::uint32_t quiet_polls = 0;
-  while (Clock::now() < until && quiet_polls < 50) {  // 50 polls of 10 ms with everything fetched
-    if (!r.relay->poll(*r.recording).ok()) return;
-    quiet_polls = r.relay->subscribers_have_everything() ? quiet_polls + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 // --rejoin: the survivor's confirmed history, fetched from its relay, replayed (every hash
 // checked) into `runner` and, with --record, into our own recording.
 int replay_history(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc, replay::Runner& runner,
                    replay::ReplayRecorder& recorder) {
-  rollback::RelayConfig rc;
-  rc.loopback_only = !a.allow_remote;
-  if (a.allow_remote) rc.bind = "0.0.0.0:0";
-  rc.session_id = a.session_id;
-  rc.security = sc.security;
-  rc.key = sc.match_key;
-  rollback::RelaySource source;
-  std::string error;
-  if (!source.open(a.rejoin, rc, error)) return fail(a, "--rejoin " + a.rejoin + ": " + error);
-  replay::Replay history;
-  replay::ReplayStatus st =
-      rollback::fetch_recording(source, static_cast<std::uint32_t>(a.sync_timeout_s * 1000), history);
-  if (st.ok() && (history.header.sim_name != r.sim->name() || !(history.header.config == r.config)))
-    return fail(a, "--rejoin " + a.rejoin + ": the survivor records another match (sim " + history.header.sim_name +
-                       "); give the same --sim, --players, --units and --seed as before the restart");
-  if (st.ok() && !a.record.empty()) st = recorder.open(a.record, history.header);
-  if (st.ok()) st = replay::resume_from_recording(runner, history, a.record.empty() ? nullptr : &recorder);
-  if (!st.ok()) return report_error(a.json, kExitBadInput, "--rejoin " + a.rejoin + ": " + st.message, &st);
+  const rollback::RelayConfig rc = a.allow_remote ? rollback::relay_config_for(sc, "0.0.0.0:0", false)
+                                                  : rollback::relay_config_for(sc, rollback::RelayConfig{}.bind, true);
+  rollback::RejoinFailure why;
+  if (!rollback::rejoin_from_relay(a.rejoin, rc, static_cast<std::uint32_t>(a.sync_timeout_s * 1000), *r.sim, r.config,
+                                   runner, a.record, recorder, why)) {
+    const std::string message = "--rejoin " + a.rejoin + ": " + why.message;
+    if (why.kind == rollback::RejoinFailure::Kind::Recording) return report_error(a.json, kExitBadInput, message, &why.file);
+    if (why.kind == rollback::RejoinFailure::Kind::OtherMatch)
+      return fail(a, message + "; give the same --sim, --players, --units and --seed as before the restart");
+    return fail(a, message);
+  }
   std::fprintf(stderr, "lockstep peer %u: replayed the survivor's confirmed history to tick %llu; asking to rejoin\n", a.id,
                static_cast<unsigned long long>(runner.world().tick()));
   return kExitOk;
 }
 
 // Bots play the local players; the session's events are reported on stderr.
-class BotHost final : public rollback::MatchHost {
+class BotHost final : public rollback::BotMatchHost {
  public:
   BotHost(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const Clock::time_point& t0)
-      : a_(a), session_(session), t0_(t0), started_(r.started), bots_(r.config.players) {
-    const std::uint64_t bot_seed = a.bot_given ? a.bot : a.seed;
-    for (std::uint32_t p = 0; p < r.config.players; ++p)
-      if (session.is_local(p)) bots_[p] = r.sim->make_bot(r.config, bot_seed, p);
-  }
-  void local_input(std::uint32_t player, std::uint64_t tick, std::span<std::byte> out) override {
-    if (bots_[player] != nullptr) bots_[player]->generate(tick, session_.runner().world(), out);
-  }
+      : BotMatchHost(*r.sim, r.config, a.bot_given ? a.bot : a.seed, session), a_(a), t0_(t0), started_(r.started) {}
   std::uint64_t rejoined_at = ~std::uint64_t{0};
   double rejoined_after_s = -1;  // seconds from the process's start to the Rejoined event
   void on_event(const rollback::SessionEvent& e) override {
-    const unsigned id = a_.id;
-    const auto tick = static_cast<unsigned long long>(e.tick);
-    switch (e.kind) {
-      case rollback::SessionEventKind::Disconnected:
-        std::fprintf(stderr, "lockstep peer %u: Disconnected: peer %u (tick %llu)\n", id, e.peer, tick);
-        break;
-      case rollback::SessionEventKind::DisconnectAgreed:
-        std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) uses the default input from tick %llu on\n", id, e.player,
-                     e.peer, tick);
-        break;
-      case rollback::SessionEventKind::NetworkInterrupted:
-        std::fprintf(stderr, "lockstep peer %u: NetworkInterrupted: peer %u (disconnect in %.0f ms)\n", id, e.peer,
-                     static_cast<double>(e.timeout_us) / 1000.0);
-        break;
-      case rollback::SessionEventKind::NetworkResumed:
-        std::fprintf(stderr, "lockstep peer %u: NetworkResumed: peer %u\n", id, e.peer);
-        break;
-      case rollback::SessionEventKind::Rejoined:
-        if (e.peer == a_.id) {
-          rejoined_at = e.tick;
-          rejoined_after_s = std::chrono::duration<double>(Clock::now() - started_).count();
-        }
-        std::fprintf(stderr, "lockstep peer %u: player %u (peer %u) plays again from tick %llu (rejoined)\n", id, e.player,
-                     e.peer, tick);
-        break;
-      case rollback::SessionEventKind::Running:
-        std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", id,
-                     std::chrono::duration<double>(Clock::now() - t0_).count());
-        break;
-      default: break;
+    if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.id) {
+      rejoined_at = e.tick;
+      rejoined_after_s = std::chrono::duration<double>(Clock::now() - started_).count();
     }
+    if (e.kind == rollback::SessionEventKind::Running)
+      std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a_.id,
+                   std::chrono::duration<double>(Clock::now() - t0_).count());
+    const std::string line = rollback::describe_session_event(e);
+    if (!line.empty()) std::fprintf(stderr, "lockstep peer %u: %s\n", a_.id, line.c_str());
   }
 
  private:
   const PeerArgs& a_;
-  rollback::RollbackSession& session_;
   const Clock::time_point& t0_;
   Clock::time_point started_;
-  std::vector<std::unique_ptr<replay::Bot>> bots_;
 };
 
 // The --status line: ping, frame advantage and rollbacks per second of every other peer.
@@ -437,7 +334,6 @@ struct PeerOutcome {
 void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const rollback::MatchLoop& loop,
                   const rollback::LossyTransport& wrapped, const rollback::StateExchange* ex, const PeerOutcome& o) {
   const rollback::SessionStats& s = session.stats();
-  const rollback::MatchLoopStats& ls = loop.stats();
   const std::string final_hash = hex(session.runner().hash().total);
   if (!a.json) {
     std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
@@ -445,44 +341,21 @@ void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession
                 a.id, o.exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
                 static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
                 static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
-                static_cast<unsigned long long>(ls.waited_frames), final_hash.c_str());
+                static_cast<unsigned long long>(loop.stats().waited_frames), final_hash.c_str());
     if (!o.recorded.empty()) std::printf("recorded the confirmed match to %s\n", o.recorded.c_str());
     return;
   }
-  const rollback::UdpTransportStats& u = r.udp.stats();
   Json j;
   j.begin().field("ok", o.exit_code == kExitOk).field("exit", o.exit_code).field("peer", a.id).field("peers", r.peers)
       .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
-      .field("finished", o.finished).field("final_hash", final_hash).field("frames", ls.frames)
-      .field("waited_frames", ls.waited_frames).field("wait_recommendations", s.wait_recommendations)
-      .field("max_frame_advantage_seen", static_cast<std::int64_t>(ls.max_frame_advantage_seen)).field("rollbacks", s.rollbacks)
-      .field("max_rollback_depth", s.max_rollback_depth).field("stalls", s.stalls).field("hash_checks", s.hash_checks)
-      .field("desyncs", ls.desyncs).field("disconnects", ls.disconnects).field("relayed_inputs", s.relayed_inputs)
-      .field("malformed", s.malformed).field("stale", s.stale)
-      .field("security", rollback::wire_security_name(session.config().security)).field("key", r.key_source)
-      .field("dropped_auth", s.dropped_auth).field("dropped_replay", s.dropped_replay)
-      .field("dropped_budget", s.dropped_budget).field("unsolicited_sync", s.unsolicited_sync)
-      .field("sync_rejections_sent", s.sync_rejections_sent)
-      .field("udp_sent", u.sent).field("udp_received", u.received)
-      .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
-      .field("lossy_lost", wrapped.stats().lost);
-  for (std::uint32_t q = 0; q < r.peers; ++q)
-    if (q != a.id && session.peer_status(q).disconnect_tick != ~std::uint64_t{0}) {
-      j.field("disconnect_tick_peer" + std::to_string(q), session.peer_status(q).disconnect_tick);
-      if (session.peer_status(q).rejoin_tick != ~std::uint64_t{0})
-        j.field("rejoin_tick_peer" + std::to_string(q), session.peer_status(q).rejoin_tick);
-    }
+      .field("finished", o.finished).field("final_hash", final_hash);
+  rollback::append_match_fields(j, session, loop, r.udp.stats(), wrapped.stats().lost, rollback::match_key_source_name(r.key_source));
   if (o.rejoin_tick != ~std::uint64_t{0})
     j.field("rejoin_tick", o.rejoin_tick).field("rejoined_after_ms", static_cast<std::uint64_t>(o.rejoined_after_s * 1000));
   if (!o.recorded.empty()) j.field("record", o.recorded);
   if (!o.bundle_path.empty()) j.field("bundle", o.bundle_path).field("bundle_remote_state", o.bundle_remote_state);
   if (ex != nullptr) j.field("states_served", ex->requests_served());
-  if (r.relay != nullptr) {
-    const rollback::RelayStats& rs = r.relay->stats();
-    j.field("relay", r.relay->local_address()).field("relay_watchers_max", rs.max_subscribers_seen)
-        .field("relay_bytes_sent", rs.bytes_sent).field("relay_refused_full", rs.refused_full)
-        .field("relay_dropped", rs.dropped);
-  }
+  if (r.relay != nullptr) rollback::append_relay_fields(j, *r.relay);
   if (!o.failure.empty()) j.field("error", o.failure);
   j.end();
   std::printf("%s\n", j.str().c_str());
@@ -525,6 +398,25 @@ void play(const PeerArgs& a, PeerRun& r, rollback::RollbackSession& session, rol
   }
 }
 
+// --record: the confirmed history goes to the recorder (a rejoiner's already holds the history).
+int start_recording(const PeerArgs& a, const PeerRun& r, replay::Runner& runner, rollback::RollbackSession& session,
+                    replay::ReplayRecorder& recorder, std::unique_ptr<rollback::RecorderSink>& sink) {
+  if (a.record.empty()) return kExitOk;
+  if (a.rejoin.empty()) {
+    const replay::ReplayHeader header = replay::make_header(
+        *r.sim, r.config, runner.world().storage(),
+        replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
+            (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
+        replay::kDefaultBlockTicks, a.checkpoint_every);
+    replay::ReplayStatus st = recorder.open(a.record, header);
+    if (st.ok()) st = recorder.initial(runner.hash());
+    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
+  }
+  sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
+  session.set_confirmed_sink(sink.get());
+  return kExitOk;
+}
+
 int peer_cmd(const PeerArgs& given) {
   PeerRun r;
   r.sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
@@ -534,10 +426,7 @@ int peer_cmd(const PeerArgs& given) {
   if (int rc = check_args(a, r); rc != kExitOk) return rc;
   replay::Runner runner(*r.sim, r.config);
   if (!runner.status().ok()) return fail(a, std::string("cannot build the world: ") + runner.status().message());
-  rollback::UdpTransportConfig uc;
-  if (int rc = open_sockets(a, r, uc); rc != kExitOk) return rc;
-  if (!a.rendezvous.empty())
-    if (int rc = rendezvous(a, r); rc != kExitOk) return rc;
+  if (int rc = open_sockets(a, r); rc != kExitOk) return rc;
 
   rollback::LossyConfig lc;
   lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
@@ -559,20 +448,7 @@ int peer_cmd(const PeerArgs& given) {
   if (!session.status().ok()) return fail(a, std::string("cannot start the session: ") + session.status().message());
 
   std::unique_ptr<rollback::RecorderSink> sink;
-  if (!a.record.empty()) {
-    if (a.rejoin.empty()) {  // a rejoiner's recording already holds the history
-      const replay::ReplayHeader header = replay::make_header(
-          *r.sim, r.config, runner.world().storage(),
-          replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
-              (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
-          replay::kDefaultBlockTicks, a.checkpoint_every);
-      replay::ReplayStatus st = recorder.open(a.record, header);
-      if (st.ok()) st = recorder.initial(runner.hash());
-      if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
-    }
-    sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
-    session.set_confirmed_sink(sink.get());
-  }
+  if (int rc = start_recording(a, r, runner, session, recorder, sink); rc != kExitOk) return rc;
   if (!a.relay.empty())
     if (int rc = open_relay(a, r, sc); rc != kExitOk) return rc;
 
@@ -606,7 +482,7 @@ int peer_cmd(const PeerArgs& given) {
     if (rs.ok()) rs = recorder.close();
     if (!rs.ok()) return report_error(a.json, kExitBadInput, rs.message, &rs);
     o.recorded = a.record;
-    if (r.relay != nullptr) finish_relay(a, r);
+    if (r.relay != nullptr) (void)r.relay->finish(*r.recording, static_cast<std::uint64_t>(a.relay_linger_s * 1e6));
   }
   o.finished = session.confirmed_tick() >= a.ticks;
   if (o.exit_code == kExitOk && (!o.finished || loop.stats().desyncs != 0)) o.exit_code = kExitMismatch;

@@ -97,13 +97,7 @@ int synctest_cmd(const SyncArgs& a) {
   if (!r.status.ok())
     return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
   if (!r.ok) {
-    // Component names from a freshly built world of the same sim (schema only).
-    std::string parts;
-    {
-      replay::Runner schema_runner(*sim, config);
-      parts = schema_runner.status().ok() ? describe_hash_diff(r.first, r.again, schema_runner.world().storage())
-                                          : "total " + hex(r.first.total) + " vs " + hex(r.again.total);
-    }
+    const std::string parts = rollback::describe_synctest_difference(*sim, config, r);
     std::fprintf(stderr,
                  "lockstep: DESYNC %s: rolling back %u ticks and resimulating changed tick %llu: %s\n"
                  "  first simulation %s, resimulation %s — the sim keeps state outside the world or is "

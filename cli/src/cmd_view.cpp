@@ -10,7 +10,6 @@
 // This file parses and prints; the page, the frames and the server live in lockstep::viewer.
 #include "common.h"
 
-#include <lockstep/hash/bounded_read.h>
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/viewer/page.h>
@@ -26,7 +25,6 @@ namespace lockstep::cli {
 
 namespace {
 constexpr const char* kPageName = viewer::kWasmPageName;
-constexpr std::uint64_t kMaxTemplateBytes = 64u << 20;
 
 struct ViewArgs {
   std::string file;
@@ -72,13 +70,9 @@ int view_wasm(const ViewArgs& a) {
                             "--viewer PATH to a built " + kPageName + ". Without --wasm/--viewer, `view -o` writes a page "
                             "that needs no emscripten. See docs/viewer.md.");
   }
-  std::vector<std::byte> page_bytes;
-  if (const FileStatus st = inspect::read_file_bytes(template_path, page_bytes, kMaxTemplateBytes); !st.ok())
-    return report_error(a.json, kExitBadInput, "view: " + st.message);
-  std::string page(reinterpret_cast<const char*>(page_bytes.data()), page_bytes.size());
-  if (!viewer::is_wasm_page_template(page))
-    return report_error(a.json, kExitBadInput, "view: " + template_path + ": not a viewer page template (expected exactly one " +
-                                                   viewer::kWasmPagePlaceholder + ")");
+  std::string page;
+  if (std::string error = viewer::read_wasm_page_template(template_path, page); !error.empty())
+    return report_error(a.json, kExitBadInput, "view: " + error);
   std::vector<std::byte> bytes;
   viewer::Session session;
   std::string answer;
@@ -107,11 +101,7 @@ int view_frames(const ViewArgs& a) {
   std::string error;
   if (!viewer::embed_frames(session, answer, limits, e, error)) return report_error(a.json, kExitBadInput, "view: " + error);
   const std::string page = viewer::native_page(e.data_json, viewer::PageMode::Embedded);
-  const std::string what = std::to_string(e.ticks) + (e.ticks == 1 ? " frame" : " frames") +
-                           (e.stride == 1 ? std::string(e.ticks > 1 ? ", every tick" : "")
-                                          : ", keyframes every " + std::to_string(e.stride) + " ticks (--embed-limit " +
-                                                std::to_string(a.embed_limit_mib) + " MiB; --serve shows every tick)");
-  if (int rc = write_page(a, page, what); rc != kExitOk) return rc;
+  if (int rc = write_page(a, page, viewer::describe_embedded(e, a.embed_limit_mib)); rc != kExitOk) return rc;
   if (a.json) {
     Json j;
     j.begin().field("ok", true).field("file", a.file).field("out", a.out).field("page", "frames")

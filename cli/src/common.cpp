@@ -1,10 +1,9 @@
 // Shared plumbing of the subcommands (common.h). Floats: display/statistics only.
 #include "common.h"
 
-#include <lockstep/inspect/dump.h>
+#include <lockstep/replay/step_recording.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -14,85 +13,6 @@
 #endif
 
 namespace lockstep::cli {
-
-// ---- JSON ------------------------------------------------------------------------------
-
-// The body of a JSON string: inspect's quoting (one function for the whole project) without
-// its surrounding quotes.
-std::string json_escape(std::string_view s) {
-  std::string o;
-  o.reserve(s.size() + 2);
-  inspect::append_json_string(o, s);
-  return o.substr(1, o.size() - 2);
-}
-
-void Json::key(std::string_view k) {
-  if (!first_.back()) out_ += ',';
-  first_.back() = false;
-  if (!k.empty()) {
-    out_ += '"';
-    out_ += json_escape(k);
-    out_ += "\":";
-  }
-}
-Json& Json::begin(std::string_view k) {
-  key(k);
-  out_ += '{';
-  first_.push_back(true);
-  return *this;
-}
-Json& Json::end() {
-  out_ += '}';
-  first_.pop_back();
-  return *this;
-}
-Json& Json::begin_array(std::string_view k) {
-  key(k);
-  out_ += '[';
-  first_.push_back(true);
-  return *this;
-}
-Json& Json::end_array() {
-  out_ += ']';
-  first_.pop_back();
-  return *this;
-}
-Json& Json::field(std::string_view k, std::string_view v) {
-  key(k);
-  out_ += '"';
-  out_ += json_escape(v);
-  out_ += '"';
-  return *this;
-}
-Json& Json::field(std::string_view k, std::uint64_t v) {
-  key(k);
-  out_ += std::to_string(v);
-  return *this;
-}
-Json& Json::field(std::string_view k, std::int64_t v) {
-  key(k);
-  out_ += std::to_string(v);
-  return *this;
-}
-Json& Json::field(std::string_view k, double v) {
-  key(k);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  out_ += buf;
-  return *this;
-}
-Json& Json::field(std::string_view k, bool v) {
-  key(k);
-  out_ += v ? "true" : "false";
-  return *this;
-}
-Json& Json::value(std::string_view v) {
-  key({});
-  out_ += '"';
-  out_ += json_escape(v);
-  out_ += '"';
-  return *this;
-}
 
 // ---- reporting -------------------------------------------------------------------------
 
@@ -206,32 +126,20 @@ class Progress {
 
 int replay_frames(const Loaded& loaded, replay::Runner& runner, bool progress, TickStats* stats,
                   const std::function<int(std::uint64_t, const StateHash&)>& on_tick) {
-  const replay::Replay& r = loaded.replay;
-  const std::uint64_t frames = r.frame_count();
-  std::vector<std::byte> frame(r.header.frame_bytes());
-  if (stats != nullptr) stats->step_ns.reserve(frames);
-  Progress bar(progress, frames);
-  if (int rc = on_tick(0, runner.hash()); rc != kExitOk) return rc;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t t = 0; t < frames; ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    replay::Runner::canonical_to_host(loaded.sim->input_type(), frame);
-    const auto t0 = std::chrono::steady_clock::now();
-    const Status s = runner.step(frame);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (!s.ok())
-      return report_error(false, kExitBadInput,
-                          loaded.name + ": tick " + std::to_string(t) + ": the sim rejected the step: " + s.message());
-    if (stats != nullptr)
-      stats->step_ns.push_back(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()));
-    if (int rc = on_tick(t + 1, runner.hash()); rc != kExitOk) return rc;
-    bar.update(t + 1);
-  }
-  if (stats != nullptr)
-    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Progress bar(progress, loaded.replay.frame_count());
+  int rc = kExitOk;
+  const replay::SteppedRecording run = replay::step_recording(
+      runner, *loaded.sim, loaded.replay, loaded.name,
+      [&](std::uint64_t tick, const StateHash& hash) {
+        rc = on_tick(tick, hash);
+        if (rc == kExitOk && tick != 0) bar.update(tick);
+        return rc == kExitOk;
+      },
+      stats != nullptr ? &stats->step_ns : nullptr);
+  if (!run.error.empty()) return report_error(false, kExitBadInput, run.error);
+  if (run.stopped) return rc;
+  if (stats != nullptr) stats->seconds = static_cast<double>(run.run_ns) / 1e9;
   return kExitOk;
 }
-
 
 }  // namespace lockstep::cli

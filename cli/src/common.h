@@ -4,6 +4,7 @@
 #include <lockstep/cli/cli.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/inspect/timing_trace.h>
 #include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/replay_file.h>
@@ -47,31 +48,9 @@ Command add_snapshot(CLI::App& root);  // cmd_snapshot.cpp
 Command add_query(CLI::App& root);     // cmd_query.cpp (inspect query language)
 Command add_view(CLI::App& root);      // cmd_view.cpp (viewer)
 
-// ---- JSON output ------------------------------------------------------------------------
-class Json {
- public:
-  Json& begin(std::string_view key = {});  // object
-  Json& end();
-  Json& begin_array(std::string_view key);
-  Json& end_array();
-  Json& field(std::string_view key, std::string_view v);
-  Json& field(std::string_view key, const char* v) { return field(key, std::string_view(v)); }
-  Json& field(std::string_view key, const std::string& v) { return field(key, std::string_view(v)); }
-  Json& field(std::string_view key, std::uint64_t v);
-  Json& field(std::string_view key, std::int64_t v);
-  Json& field(std::string_view key, std::uint32_t v) { return field(key, std::uint64_t{v}); }
-  Json& field(std::string_view key, int v) { return field(key, std::int64_t{v}); }
-  Json& field(std::string_view key, double v);
-  Json& field(std::string_view key, bool v);
-  Json& value(std::string_view v);  // array element
-  const std::string& str() const noexcept { return out_; }
-
- private:
-  void key(std::string_view k);
-  std::string out_;
-  std::vector<bool> first_{true};
-};
-std::string json_escape(std::string_view s);
+// ---- JSON output (inspect/json_writer.h) ----------------------------------------------
+using Json = inspect::JsonWriter;
+using inspect::json_escape;
 
 // ---- reporting --------------------------------------------------------------------------
 // Prints an error: always to stderr; with --json also {"ok":false,...} to stdout.

@@ -168,4 +168,31 @@ ThreadsComparison compare_thread_counts(const BenchOptions& o) {
   return out;
 }
 
+namespace {
+double sum_us(const std::vector<std::uint64_t>& v) {
+  double s = 0;
+  for (std::uint64_t x : v) s += static_cast<double>(x);
+  return s / 1000.0;
+}
+}  // namespace
+
+BenchStats bench_stats(const BenchFigures& f, std::uint64_t ticks) {
+  BenchStats b;
+  b.tp = percentiles(f.tick_ns);
+  b.hp = percentiles(f.hash_ns);
+  b.sp = percentiles(f.save_ns);
+  b.lp = percentiles(f.load_ns);
+  b.tc = percentiles(f.tick_cpu_ns);
+  b.hc = percentiles(f.hash_cpu_ns);
+  b.build_ms = static_cast<double>(f.build_ns) / 1e6;
+  b.wall_s = static_cast<double>(f.run_ns) / 1e9;
+  b.hash_share_cpu = b.tc.p50_us + b.hc.p50_us > 0 ? 100.0 * b.hc.p50_us / (b.tc.p50_us + b.hc.p50_us) : 0.0;
+  const double tick_total = sum_us(f.tick_ns), hash_total = sum_us(f.hash_ns);
+  b.hash_share = tick_total + hash_total > 0 ? 100.0 * hash_total / (tick_total + hash_total) : 0.0;
+  b.hash_share_p50 = b.tp.p50_us + b.hp.p50_us > 0 ? 100.0 * b.hp.p50_us / (b.tp.p50_us + b.hp.p50_us) : 0.0;
+  b.tps = tick_total + hash_total > 0 ? static_cast<double>(ticks) / ((tick_total + hash_total) / 1e6) : 0.0;
+  b.final_hash = to_hex(f.final_hash.total);
+  return b;
+}
+
 }  // namespace lockstep::inspect

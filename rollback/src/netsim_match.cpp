@@ -4,6 +4,8 @@
 #include <lockstep/inspect/diff.h>
 #include <lockstep/rollback/desync_bundle.h>
 
+#include <cstdio>
+
 namespace lockstep::rollback {
 
 std::uint32_t netsim_default_players(const replay::Sim& sim, const replay::SimConfig& config, std::uint32_t peers) {
@@ -122,6 +124,57 @@ NetsimMatch run_netsim_match(const NetsimOptions& options, bool with_bundle, ins
   m.unfinished_only = !r.finished && r.desync_count == 0 && r.peers_agree && r.offline_agrees;
   if (r.desync_count != 0) m.evidence = netsim_desync_evidence(net, with_bundle);
   return m;
+}
+
+std::string netsim_role(const NetsimReport& r, std::uint32_t i) {
+  return r.peers[i].spectator ? std::string("spectator") : "player " + std::to_string(i);
+}
+
+std::string netsim_peer_table(const NetsimReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-5s %-10s %10s %12s %9s %8s %11s %10s %10s\n", "peer", "role", "rollbacks",
+                "resimulated", "max-depth", "stalls", "hash-checks", "msgs-sent", "msgs-recv");
+  out += line;
+  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
+    const NetsimPeerReport& p = r.peers[i];
+    std::snprintf(line, sizeof line, "%-5u %-10s %10llu %12llu %9u %8llu %11llu %10llu %10llu\n", i,
+                  netsim_role(r, i).c_str(), static_cast<unsigned long long>(p.stats.rollbacks),
+                  static_cast<unsigned long long>(p.stats.resimulated_ticks), p.stats.max_rollback_depth,
+                  static_cast<unsigned long long>(p.stats.stalls), static_cast<unsigned long long>(p.stats.hash_checks),
+                  static_cast<unsigned long long>(p.stats.messages_sent),
+                  static_cast<unsigned long long>(p.stats.messages_received));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "%-16s %10llu %12llu %9u %8llu\n", "total", static_cast<unsigned long long>(r.rollbacks),
+                static_cast<unsigned long long>(r.resimulated_ticks), r.max_rollback_depth,
+                static_cast<unsigned long long>(r.stalls));
+  out += line;
+  return out;
+}
+
+void append_netsim_figures(inspect::JsonWriter& j, const NetsimReport& r) {
+  j.field("finished", r.finished).field("frames", r.frames).field("desyncs", r.desync_count)
+      .field("peers_agree", r.peers_agree).field("offline_agrees", r.offline_agrees)
+      .field("final_hash", to_hex(r.offline_final_hash)).field("rollbacks", r.rollbacks)
+      .field("resimulated_ticks", r.resimulated_ticks).field("max_rollback_depth", r.max_rollback_depth)
+      .field("stalls", r.stalls);
+}
+
+void append_netsim_network_and_peers(inspect::JsonWriter& j, const NetsimReport& r) {
+  j.begin("network").field("sent", r.network.sent).field("delivered", r.network.delivered).field("lost", r.network.lost)
+      .field("duplicated", r.network.duplicated).field("reordered", r.network.reordered)
+      .field("overflowed", r.network.overflowed).end();
+  j.begin_array("per_peer");
+  for (std::uint32_t i = 0; i < r.peers.size(); ++i) {
+    const NetsimPeerReport& p = r.peers[i];
+    j.begin().field("peer", i).field("role", netsim_role(r, i)).field("rollbacks", p.stats.rollbacks)
+        .field("resimulated_ticks", p.stats.resimulated_ticks).field("max_rollback_depth", p.stats.max_rollback_depth)
+        .field("stalls", p.stats.stalls).field("hash_checks", p.stats.hash_checks)
+        .field("confirmed_tick", p.confirmed_tick).field("messages_sent", p.stats.messages_sent)
+        .field("messages_received", p.stats.messages_received).end();
+  }
+  j.end_array();
 }
 
 }  // namespace lockstep::rollback

@@ -251,6 +251,20 @@ bool RelayServer::subscribers_have_everything() const noexcept {
   return true;
 }
 
+std::uint32_t RelayServer::finish(replay::ByteSource& source, std::uint64_t linger_us) {
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+  const Clock::time_point until = Clock::now() + std::chrono::microseconds(linger_us);
+  std::uint32_t polls = 0, quiet_polls = 0;
+  while (Clock::now() < until && quiet_polls < 50) {  // 50 polls of 10 ms with everything fetched
+    ++polls;
+    if (!poll(source).ok()) break;
+    quiet_polls = subscribers_have_everything() ? quiet_polls + 1 : 0;
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return polls;
+}
+
 // ---- RelaySource ---------------------------------------------------------------------------
 
 struct RelaySource::State {
@@ -403,5 +417,52 @@ replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_
 }
 std::uint64_t RelaySource::fetched_bytes() const noexcept { return state_->bytes.size(); }
 const RelaySourceStats& RelaySource::stats() const noexcept { return state_->stats; }
+
+WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource& source, RelayServer* onward,
+                            const WatchOptions& options) {
+  WatchResult out;
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+  const Clock::time_point t0 = Clock::now();
+  Clock::time_point last_growth = t0;
+  std::uint64_t last_recorded = 0;
+  for (;;) {
+    out.status = follower.poll(source);
+    if (onward != nullptr) (void)onward->poll(source);
+    if (!out.status.ok()) break;
+    const Clock::time_point now = Clock::now();
+    if (follower.recorded_ticks() != last_recorded) {
+      last_recorded = follower.recorded_ticks();
+      last_growth = now;
+    }
+    // How far behind the newest recorded tick, once caught up with the delay (while live).
+    if (follower.started() && !follower.recording().complete && follower.tick() >= follower.start_tick() + options.delay_ticks)
+      out.lag_max = std::max(out.lag_max, follower.recorded_ticks() - std::min(follower.recorded_ticks(), follower.tick()));
+    if (follower.finished()) break;
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+    if (now - t0 > std::chrono::microseconds(options.max_us)) {
+      out.timed_out = true;
+      break;
+    }
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+    if (now - last_growth > std::chrono::microseconds(options.idle_timeout_us)) {
+      out.idle = true;
+      out.status.code = ErrorCode::Mismatch;
+      out.status.message = source.describe() + ": nothing new for " + std::to_string(options.idle_timeout_us / 1000000) +
+                           " s and no END block (the recorder stopped?) at tick " + std::to_string(follower.recorded_ticks());
+      break;
+    }
+    if (follower.tick() + options.delay_ticks >= follower.recorded_ticks() || !follower.started())
+      // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+      std::this_thread::sleep_for(std::chrono::microseconds(options.poll_us));
+  }
+  // The onward relay's watchers get the end too (bounded).
+  for (int quiet = 0, polls = 0; onward != nullptr && quiet < 50 && polls < 1000; ++polls) {
+    (void)onward->poll(source);
+    quiet = onward->subscribers_have_everything() ? quiet + 1 : 0;
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return out;
+}
 
 }  // namespace lockstep::rollback

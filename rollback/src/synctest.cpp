@@ -90,4 +90,10 @@ SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& co
   });
 }
 
+std::string describe_synctest_difference(const replay::Sim& sim, const replay::SimConfig& config, const SyncTestResult& r) {
+  const replay::Runner schema_runner(sim, config);
+  if (!schema_runner.status().ok()) return "total " + to_hex(r.first.total) + " vs " + to_hex(r.again.total);
+  return describe_hash_diff(r.first, r.again, schema_runner.world().storage());
+}
+
 }  // namespace lockstep::rollback

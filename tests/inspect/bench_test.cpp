@@ -55,4 +55,33 @@ TEST(Bench, ReportsASimThatCannotBeBuilt) {
   EXPECT_EQ(f.trace, nullptr);
 }
 
+TEST(Bench, StatsForAPersonFromTheRawFigures) {
+  inspect::BenchFigures f;
+  f.build_ns = 5000000;
+  f.run_ns = 2000000000;
+  f.tick_ns = {3000, 3000, 3000, 3000};
+  f.hash_ns = {1000, 1000, 1000, 1000};
+  f.tick_cpu_ns = {1000, 1000, 1000, 1000};
+  f.hash_cpu_ns = {3000, 3000, 3000, 3000};
+  f.save_ns = {500};
+  f.load_ns = {250};
+  f.final_hash.total = 0xbeef;
+  const inspect::BenchStats b = inspect::bench_stats(f, 4);
+  EXPECT_DOUBLE_EQ(b.tp.p50_us, 3.0);
+  EXPECT_DOUBLE_EQ(b.tp.max_us, 3.0);
+  EXPECT_DOUBLE_EQ(b.hp.p99_us, 1.0);
+  EXPECT_DOUBLE_EQ(b.sp.p50_us, 0.5);
+  EXPECT_DOUBLE_EQ(b.lp.p50_us, 0.25);
+  EXPECT_DOUBLE_EQ(b.build_ms, 5.0);
+  EXPECT_DOUBLE_EQ(b.wall_s, 2.0);
+  EXPECT_DOUBLE_EQ(b.hash_share, 25.0);      // 4 us of 16 us
+  EXPECT_DOUBLE_EQ(b.hash_share_p50, 25.0);  // 1 of 3 + 1
+  EXPECT_DOUBLE_EQ(b.hash_share_cpu, 75.0);  // 3 of 1 + 3
+  EXPECT_DOUBLE_EQ(b.tps, 250000.0);         // 4 ticks in 16 us
+  EXPECT_EQ(b.final_hash, "000000000000beef");
+  const inspect::BenchStats none = inspect::bench_stats(inspect::BenchFigures{}, 0);
+  EXPECT_DOUBLE_EQ(none.hash_share, 0.0);
+  EXPECT_DOUBLE_EQ(none.tps, 0.0);
+}
+
 }  // namespace

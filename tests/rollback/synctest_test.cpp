@@ -53,6 +53,20 @@ TEST(synctest, BrokenSimIsCaught) {
   }
 }
 
+TEST(synctest, TheDifferenceIsNamedFromTheSimsSchema) {
+  SimConfig c;
+  c.players = 2;
+  const SyncTestResult r = synctest_bots(broken_sim(), c, 1, 100, 2);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(describe_synctest_difference(broken_sim(), c, r),
+            "tick " + std::to_string(r.tick) + ": total differs; components: Counter");
+  SimConfig unbuildable = c;
+  unbuildable.players = 0;
+  ASSERT_FALSE(Runner(broken_sim(), unbuildable).status().ok());
+  EXPECT_EQ(describe_synctest_difference(broken_sim(), unbuildable, r),
+            "total " + to_hex(r.first.total) + " vs " + to_hex(r.again.total));
+}
+
 TEST(synctest, RejectsBadDistance) {
   const SyncTestResult r = synctest_bots(fixtures::duel_sim(), duel_config(), 1, 10, 0);
   EXPECT_EQ(r.status.code(), ErrorCode::InvalidArgument);

@@ -30,4 +30,29 @@ TEST(WasmPage, AnExplicitTemplateIsTheOnlyPlaceLooked) {
   EXPECT_EQ(looked, std::vector<std::string>{p.string()});
 }
 
+TEST(WasmPage, ReadsAndChecksATemplate) {
+  const std::filesystem::path p = std::filesystem::temp_directory_path() / "lockstep-wasm-page-read-test.html";
+  std::ofstream(p) << "<p>@LOCKSTEP_DATA@</p>";
+  std::string page;
+  EXPECT_EQ(lockstep::viewer::read_wasm_page_template(p.string(), page), "");
+  EXPECT_EQ(page, "<p>@LOCKSTEP_DATA@</p>");
+  std::ofstream(p) << "<p></p>";
+  EXPECT_EQ(lockstep::viewer::read_wasm_page_template(p.string(), page),
+            p.string() + ": not a viewer page template (expected exactly one @LOCKSTEP_DATA@)");
+  std::filesystem::remove(p);
+  EXPECT_FALSE(lockstep::viewer::read_wasm_page_template(p.string(), page).empty());
+}
+
+TEST(NativePage, SaysWhatItHolds) {
+  lockstep::viewer::Embedded e;
+  e.ticks = 1;
+  EXPECT_EQ(lockstep::viewer::describe_embedded(e, 24), "1 frame");
+  e.ticks = 600;
+  EXPECT_EQ(lockstep::viewer::describe_embedded(e, 24), "600 frames, every tick");
+  e.ticks = 300;
+  e.stride = 4;
+  EXPECT_EQ(lockstep::viewer::describe_embedded(e, 2),
+            "300 frames, keyframes every 4 ticks (--embed-limit 2 MiB; --serve shows every tick)");
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include <lockstep/viewer/page.h>
 
 #include <lockstep/inspect/dump.h>
+#include <lockstep/inspect/state.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -213,6 +214,23 @@ std::string fill_wasm_page(std::string page_template, std::string_view file_name
   const std::string data = "{\"name\":" + script_safe(name) + ",\"bytes\":\"" + base64(bytes) + "\"}";
   replace_once(page_template, kWasmPagePlaceholder, data);
   return page_template;
+}
+
+std::string read_wasm_page_template(const std::string& path, std::string& page) {
+  constexpr std::uint64_t kMaxTemplateBytes = 64u << 20;
+  std::vector<std::byte> bytes;
+  if (const FileStatus st = inspect::read_file_bytes(path, bytes, kMaxTemplateBytes); !st.ok()) return st.message;
+  page.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (!is_wasm_page_template(page))
+    return path + ": not a viewer page template (expected exactly one " + std::string(kWasmPagePlaceholder) + ")";
+  return {};
+}
+
+std::string describe_embedded(const Embedded& e, std::uint64_t embed_limit_mib) {
+  return std::to_string(e.ticks) + (e.ticks == 1 ? " frame" : " frames") +
+         (e.stride == 1 ? std::string(e.ticks > 1 ? ", every tick" : "")
+                        : ", keyframes every " + std::to_string(e.stride) + " ticks (--embed-limit " +
+                              std::to_string(embed_limit_mib) + " MiB; --serve shows every tick)");
 }
 
 }  // namespace lockstep::viewer

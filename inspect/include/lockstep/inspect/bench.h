@@ -62,4 +62,15 @@ struct BenchFigures {
 
 BenchFigures run_bench(const BenchOptions& options);
 
+// The figures a person reads, from the raw measurements (display only): percentiles of tick,
+// hash, snapshot save/load and tick/hash CPU time; the world build in ms, the run in s; the
+// hash's share of tick+hash time (over all ticks, at p50, of CPU time at p50, in percent);
+// ticks per second of tick+hash time over `ticks`; the final hash in hex.
+struct BenchStats {
+  Percentiles tp, hp, sp, lp, tc, hc;
+  double build_ms = 0, wall_s = 0, hash_share = 0, hash_share_p50 = 0, hash_share_cpu = 0, tps = 0;
+  std::string final_hash;
+};
+BenchStats bench_stats(const BenchFigures& figures, std::uint64_t ticks);
+
 }  // namespace lockstep::inspect

@@ -1,7 +1,10 @@
 #pragma once
 // What a lockstep file is and holds, without running anything (`lockstep info FILE`; a game's
 // own tools and crash reporters describe files the same way).
+#include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/inspect/state.h>
+#include <lockstep/replay/schedule.h>
 #include <lockstep/replay/replay_file.h>
 
 #include <cstdint>
@@ -26,5 +29,29 @@ FileStatus describe_snapshot_file(const std::string& path, SnapshotSummary& out)
 // Whether this build can replay `r`: "matches this build", "unknown to this build" (no listed
 // sim of that name) or "MISMATCH: <why>" (version or input schema changed).
 std::string replay_sim_status(const replay::Replay& r, const std::string& name);
+
+// `lockstep info`'s reports, for a game's own tool or log: text (one "label  value" line each,
+// every line ending in '\n') and the same as fields of an open JSON object.
+//
+// A replay: "replay", "sim", "input", "config", "ticks", "hashes", "final hash", "checkpoints",
+// "components", "complete" lines; JSON fields replay, format_version, sim, sim_version,
+// input_schema, input_size, sim_status, config {players, units, seed, params}, ticks,
+// block_ticks, hashes, component_hashes, checkpoint_interval, checkpoints, complete,
+// final_hash (when hashed), components, warnings.
+std::string describe_replay(const replay::Replay& r, const std::string& name, const std::string& sim_status);
+void append_replay_fields(JsonWriter& j, const replay::Replay& r, const std::string& name, const std::string& sim_status);
+// A snapshot file: "snapshot", "tick", "entities", "archetypes", "components", "resources"
+// lines; JSON fields snapshot, format_version, tick, entities, slots, archetypes,
+// archetypes_in_use, components, resources.
+std::string describe_snapshot_summary(const std::string& path, const SnapshotSummary& sum);
+void append_snapshot_fields(JsonWriter& j, const std::string& path, const SnapshotSummary& sum);
+// A desync bundle as JSON fields: bundle, source, sim, sim_version, tick, system, report,
+// sides [{label, state, total}], agreeing_state, inputs_from, facts {...}.
+void append_bundle_fields(JsonWriter& j, const std::string& path, const Bundle& b);
+// A sim's system schedule with declared access and the conflicting pairs (docs/systems.md):
+// text as `info --systems` prints it, and JSON arrays systems [{name, reads, writes}] and
+// conflicts [{first, second, kind, type, writer}].
+std::string describe_schedule(std::string_view sim_name, const replay::Schedule& schedule);
+void append_schedule_fields(JsonWriter& j, const replay::Schedule& schedule);
 
 }  // namespace lockstep::inspect

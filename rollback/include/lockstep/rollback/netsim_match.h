@@ -5,6 +5,7 @@
 // the first divergent confirmed tick field by field and a desync bundle ready to write.
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/timing_trace.h>
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/rollback/netsim.h>
 
@@ -43,5 +44,22 @@ struct NetsimMatch {
 // resimulations are recorded as lane p ("peer p").
 NetsimMatch run_netsim_match(const NetsimOptions& options, bool with_bundle = false,
                              inspect::TimingTrace* trace = nullptr);
+
+// Peer i's role in the report: "player i" or "spectator".
+std::string netsim_role(const NetsimReport& report, std::uint32_t peer);
+
+// The per-peer table of `lockstep netsim`: a header line, one line per peer (role, rollbacks,
+// resimulated, max-depth, stalls, hash-checks, msgs-sent, msgs-recv) and a "total" line; every
+// line ends in '\n'.
+std::string netsim_peer_table(const NetsimReport& report);
+
+// The report's figures as fields of an open JSON object: finished, frames, desyncs,
+// peers_agree, offline_agrees, final_hash (16 hex digits), rollbacks, resimulated_ticks,
+// max_rollback_depth, stalls.
+void append_netsim_figures(inspect::JsonWriter& j, const NetsimReport& report);
+// The network's figures as object "network" (sent, delivered, lost, duplicated, reordered,
+// overflowed) and every peer's as array "per_peer" (peer, role, rollbacks, resimulated_ticks,
+// max_rollback_depth, stalls, hash_checks, confirmed_tick, messages_sent, messages_received).
+void append_netsim_network_and_peers(inspect::JsonWriter& j, const NetsimReport& report);
 
 }  // namespace lockstep::rollback

@@ -73,6 +73,10 @@ class RelayServer {
   // Every subscriber heard from in the last second asked for bytes past the end of what the
   // relay has (it fetched everything): a host that closed its recording may stop then.
   bool subscribers_have_everything() const noexcept;
+  // At a match's end, after the host closed its recording: keeps polling `source` every 10 ms
+  // until every watcher fetched the end (half a second of polls with everything fetched), a
+  // poll fails, or `linger_us` passed. Returns the number of polls made.
+  std::uint32_t finish(replay::ByteSource& source, std::uint64_t linger_us);
 
  private:
   struct State;
@@ -109,5 +113,27 @@ class RelaySource final : public replay::ByteSource {
 // the relay (a rejoining peer's history: replay/resume.h). Errors: the source's, the
 // recording's (offset, tick), or nothing usable within `timeout_ms`.
 replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_ms, replay::Replay& out);
+
+struct WatchOptions {
+  std::uint64_t delay_ticks = 0;          // the follower's delay (FollowOptions::delay_ticks)
+  std::uint64_t poll_us = 20000;          // pause between polls when caught up
+  std::uint64_t max_us = 3600000000;      // give up after this long (WatchResult::timed_out)
+  std::uint64_t idle_timeout_us = 30000000;  // give up when the recording does not grow this long
+};
+
+struct WatchResult {
+  replay::ReplayStatus status = replay::ReplayStatus::Ok();  // the follower's error, if any
+  bool timed_out = false;   // max_us passed before the follower finished
+  bool idle = false;        // the recording stopped growing without an END block (status says so)
+  std::uint64_t lag_max = 0;  // ticks behind the newest recorded tick, at most (once caught up, while live)
+};
+
+// A watcher's loop: polls `follower` on `source` (and `onward`, when not null, serves what was
+// fetched to its own watchers) until the recording is finished, the follower fails, max_us
+// passes or the recording stops growing for idle_timeout_us (a Mismatch status naming
+// the source, the whole seconds and the tick); then lets `onward`'s watchers fetch
+// the end (at most 1000 polls of 10 ms). Not on a game's tick path (sleeps between polls).
+WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource& source, RelayServer* onward,
+                            const WatchOptions& options);
 
 }  // namespace lockstep::rollback

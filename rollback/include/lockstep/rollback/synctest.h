@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 namespace lockstep::rollback {
 
@@ -42,5 +43,10 @@ SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& rep
 // ... with the sim's bots (seed `bot_seed`) for `ticks` ticks.
 SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
                              std::uint32_t distance);
+
+// What differs at a failed sync test's tick (`result.ok` false): the parts and components of
+// the two hashes, named from a freshly built world of `sim` + `config` (schema only), e.g.
+// "components: Pos"; "total A vs B" (hex) when the world cannot be built.
+std::string describe_synctest_difference(const replay::Sim& sim, const replay::SimConfig& config, const SyncTestResult& result);
 
 }  // namespace lockstep::rollback

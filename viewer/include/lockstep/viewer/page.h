@@ -61,7 +61,15 @@ inline constexpr const char* kWasmPagePlaceholder = "@LOCKSTEP_DATA@";
 std::string find_wasm_page_template(const std::string& explicit_path, std::vector<std::string>& looked);
 // Whether `page` holds the placeholder exactly once.
 bool is_wasm_page_template(std::string_view page);
+// Reads the template at `path` (at most 64 MiB) into `page` and checks it. Returns the error
+// ("" on success): the read's, or "PATH: not a viewer page template (expected exactly one
+// <placeholder>)".
+std::string read_wasm_page_template(const std::string& path, std::string& page);
 // The template with the file inside (is_wasm_page_template(page_template) must hold).
 std::string fill_wasm_page(std::string page_template, std::string_view file_name, std::span<const std::byte> bytes);
+
+// What a native page holds, for the person who asked for it: "1 frame", "600 frames, every tick",
+// or "N frames, keyframes every K ticks (--embed-limit M MiB; --serve shows every tick)".
+std::string describe_embedded(const Embedded& e, std::uint64_t embed_limit_mib);
 
 }  // namespace lockstep::viewer
