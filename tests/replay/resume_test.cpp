@@ -77,8 +77,9 @@ TEST(Resume, FromTheNewestCheckpointTheRecordingComesOutByteForByte) {
     const Replay history = record(sim, config, 100, 24, dir / (std::string(name) + ".replay"));
     ASSERT_EQ(history.checkpoints.size(), 4u) << name;
     ASSERT_EQ(history.checkpoints.back().tick, 96u);
-    if (std::string(name) == "skirmish")  // else a sim with views would be stepped from 0
+    if (std::string(name) == "skirmish") {  // else a sim with views would be stepped from 0
       ASSERT_EQ(snapshot_file_version(history.checkpoints.back().snapshot), kSnapshotFileVersionViews);
+    }
     ReplayStatus st;
     const std::uint64_t final_hash = resume(sim, history, dir / (std::string(name) + "-resumed.replay"), st);
     ASSERT_TRUE(st.ok()) << name << ": " << st.message;
