@@ -65,7 +65,7 @@ World::World(const WorldConfig& config)
   config_.max_components = std::min<std::uint32_t>(config_.max_components, WorldConfig::kMaxComponentsLimit);
   config_.row_bytes = config_.effective_row_bytes();
   // Slot ids stay below 2^31: the row-order code marks holes with the top bit (world_rows.cpp).
-  config_.max_entities = std::min(config_.max_entities, WorldConfig::kMaxEntitiesLimit);
+  config_.max_entities = std::min(config_.max_entities, std::uint32_t{0x80000000u});
   const std::uint32_t n = config_.max_entities;
   const std::size_t slots = n == 0 ? 1 : n;
   generations_ = slot_table<std::uint32_t>(slots, 0);

@@ -47,11 +47,9 @@ void patch_pending(std::byte* value, const TypeDescriptor& type, const Scratch& 
   }
 }
 
-}  // namespace
-
 // s.order = the staged indices [0, count) in ascending slot order: an LSD radix sort, 11 bits
 // of the slot per pass, over preallocated scratch (slots are distinct, so the order is total).
-void World::sort_by_slot(FlushScratch& s, std::uint32_t count) noexcept {
+void sort_by_slot(Scratch& s, std::uint32_t count) noexcept {
   std::uint64_t* keys = s.sort_keys.get();
   std::uint64_t* tmp = s.sort_tmp.get();
   std::uint32_t top = 0;
@@ -76,6 +74,8 @@ void World::sort_by_slot(FlushScratch& s, std::uint32_t count) noexcept {
   }
   for (std::uint32_t i = 0; i < count; ++i) s.order[i] = static_cast<std::uint32_t>(keys[i]);
 }
+
+}  // namespace
 
 Status World::flush(CommandBuffer& buffer) noexcept {
   if (guard_ != nullptr) return guard_nested();

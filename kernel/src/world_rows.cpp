@@ -96,11 +96,9 @@ void move_rows(const Archetype& a, std::uint32_t to, std::uint32_t from, std::ui
 
 bool pending(const Archetype& a) noexcept { return a.holes != 0 || a.sorted != a.rows; }
 
-}  // namespace
-
 // Places `slot` into a hole of the ordered prefix where it keeps the prefix ascending (the
-// hole it left itself when it comes back, or a neighbouring one), or returns kNoRow.
-std::uint32_t World::fill_hole(Archetype& a, std::uint32_t slot) noexcept {
+// hole it left itself when it comes back, or a neighbouring one): its row, or kNoRow.
+std::uint32_t fill_hole(Archetype& a, std::uint32_t slot) noexcept {
   std::uint32_t* slots = a.slots_ptr;
   const std::uint32_t p = search_prefix(slots, a.sorted, slot);
   std::uint32_t row = kNoRow;
@@ -108,16 +106,21 @@ std::uint32_t World::fill_hole(Archetype& a, std::uint32_t slot) noexcept {
   else if (p != 0 && is_hole(slots[p - 1])) row = p - 1;  // key(p - 1) < slot < key(p)
   if (row == kNoRow) return kNoRow;
   slots[row] = slot;
-  rows_[slot] = row;
-  if (--a.holes == 0 && a.sorted == a.rows) unsettled_.erase(static_cast<std::uint32_t>(&a - archetypes_.get()));
+  --a.holes;
   return row;
 }
+
+}  // namespace
 
 std::uint32_t World::append_row(Archetype& a, std::uint32_t slot) noexcept {
   const auto id = static_cast<std::uint32_t>(&a - archetypes_.get());
   if (a.holes != 0) {
     const std::uint32_t row = fill_hole(a, slot);
-    if (row != kNoRow) return row;
+    if (row != kNoRow) {
+      rows_[slot] = row;
+      if (!pending(a)) unsettled_.erase(id);
+      return row;
+    }
   }
   if (a.sorted != a.rows) {
     // Keep the tail small enough that one of its columns fits the restore scratch.

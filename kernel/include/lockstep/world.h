@@ -516,12 +516,10 @@ class World {
   // Row order (world_rows.cpp): O(1) appends and removals; settle* restore ascending slot
   // order (physical layout only, hence const) before rows are read in order.
   std::uint32_t append_row(detail::Archetype& a, std::uint32_t slot) noexcept;
-  std::uint32_t fill_hole(detail::Archetype& a, std::uint32_t slot) noexcept;
   // `bound` = false leaves the hole bound to the caller (a flush checks it once per archetype
   // after all its removals: bound_holes).
   void remove_row(detail::Archetype& a, std::uint32_t row, bool bound = true) noexcept;
   void bound_holes() noexcept;
-  static void sort_by_slot(FlushScratch& s, std::uint32_t count) noexcept;
   void settle_archetype(std::uint32_t archetype) const noexcept;
   void settle_set(const detail::IdSet256& archetypes) const noexcept;
   void settle_all() const noexcept;

@@ -11,12 +11,10 @@ struct WorldConfig {
   static constexpr std::uint32_t kMaxComponentsLimit = 256;
   static constexpr std::uint32_t kMaxComponentsPerArchetype = 32;
   static constexpr std::uint32_t kMaxTrackedLimit = 32;
-  // Slot ids stay below 2^31 (the row-order code marks removed rows with the top bit).
-  static constexpr std::uint32_t kMaxEntitiesLimit = 0x80000000u;
   // Enable bits exist for component ids below this (one 64-bit word per entity slot).
   static constexpr std::uint32_t kEnableBitComponents = 64;
 
-  std::uint32_t max_entities = 65536;     // live + freed slots ever used (slot ids < this), ≤ 2^31
+  std::uint32_t max_entities = 65536;     // live + freed slots ever used (slot ids < this)
   std::uint32_t max_components = 64;      // registered component types, ≤ 256
   std::uint32_t max_resources = 32;       // registered resource types
   std::uint32_t max_archetypes = 256;     // ≤ 256, including archetype 0 (no components)
