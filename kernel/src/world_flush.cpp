@@ -382,6 +382,26 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     for (std::uint32_t i = 0; i < staged_count; ++i) order[i] = i;
   } else {
     sort_by_slot(s, staged_count);
+    if (observers_ == nullptr) {
+      // Permute the staging itself into slot order (one scattered pass instead of one per apply
+      // pass): the entries, the slot -> entry map and the pending handles' entries. Observers
+      // keep the recording-order staging they were given before the apply.
+      Scratch::Staged* from = s.staged.get();
+      Scratch::Staged* to = s.staged_tmp.get();
+      std::uint32_t* inverse = s.arrivals.get();  // free until the compose pass fills it
+      for (std::uint32_t i = 0; i < staged_count; ++i) {
+#if defined(__GNUC__) || defined(__clang__)
+        if (i + 16 < staged_count) __builtin_prefetch(&from[order[i + 16]]);
+#endif
+        to[i] = from[order[i]];
+        inverse[order[i]] = i;
+        s.stage_of_slot[to[i].slot] = i;
+      }
+      for (std::uint32_t p = 0; p < buffer.pending_creates(); ++p)
+        if (s.pending_stage[p] != Scratch::kNone) s.pending_stage[p] = inverse[s.pending_stage[p]];
+      s.staged.swap(s.staged_tmp);
+      for (std::uint32_t i = 0; i < staged_count; ++i) order[i] = i;  // command chains stay scattered: prefetched below
+    }
   }
   for (std::uint32_t a = 0; a < planned_archetypes; ++a) arrivals_in[a + 1] += arrivals_in[a];
   std::uint32_t arrival_next[WorldConfig::kMaxArchetypesLimit];

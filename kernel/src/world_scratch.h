@@ -32,6 +32,7 @@ struct World::FlushScratch {
   explicit FlushScratch(const WorldConfig& c)
       : stage_of_slot(new std::uint32_t[c.max_entities == 0 ? 1 : c.max_entities]),
         staged(new Staged[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        staged_tmp(new Staged[c.command_capacity == 0 ? 1 : c.command_capacity]),
         next_command(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         pending_stage(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         pending_generation(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
@@ -47,6 +48,7 @@ struct World::FlushScratch {
 
   std::unique_ptr<std::uint32_t[]> stage_of_slot;
   std::unique_ptr<Staged[]> staged;
+  std::unique_ptr<Staged[]> staged_tmp;       // the staging permuted into slot order (then swapped)
   std::unique_ptr<std::uint32_t[]> next_command;
   std::unique_ptr<std::uint32_t[]> pending_stage;
   std::unique_ptr<std::uint32_t[]> pending_generation;

@@ -294,3 +294,50 @@ TEST(RowOrder, ScrambledFlushMatchesTheSameCommandsInAscendingOrder) {
     EXPECT_EQ(xs, ys);
   }
 }
+
+TEST(RowOrder, ScrambledFlushWithPendingHandlesMatchesDirectCalls) {
+  // A flush recorded out of slot order permutes its staging into slot order: pending handles,
+  // values holding them and recreated slots must come out as the direct calls make them.
+  World direct, buffered;
+  register_all(direct);
+  register_all(buffered);
+  std::vector<Entity> es;
+  for (std::int64_t i = 0; i < 64; ++i) {
+    es.push_back(direct.create());
+    ASSERT_EQ(buffered.create(), es.back());
+    ASSERT_TRUE(direct.addComponent(es.back(), Pos{i, i}).ok());
+    ASSERT_TRUE(buffered.addComponent(es.back(), Pos{i, i}).ok());
+  }
+  CommandBuffer& cb = buffered.commands();
+  ASSERT_TRUE(cb.addComponent(es[40], Vel{4, 0}).ok());
+  ASSERT_TRUE(cb.destroy(es[33]).ok());
+  const Entity pending = cb.create();
+  ASSERT_TRUE(cb.addComponent(pending, Link{es[3]}).ok());
+  ASSERT_TRUE(cb.addComponent(es[2], Link{pending}).ok());
+  ASSERT_TRUE(cb.addComponent(es[10], Vel{1, 0}).ok());
+  ASSERT_TRUE(cb.removeComponent<Pos>(es[5]).ok());
+  const Entity second = cb.create();
+  ASSERT_TRUE(cb.addComponent(second, Pos{-1, -1}).ok());
+  ASSERT_TRUE(cb.addComponent(es[60], Link{second}).ok());
+  ASSERT_TRUE(buffered.flush().ok());
+
+  ASSERT_TRUE(direct.addComponent(es[40], Vel{4, 0}).ok());
+  ASSERT_TRUE(direct.destroy(es[33]).ok());
+  const Entity p = direct.create();
+  ASSERT_TRUE(direct.addComponent(p, Link{es[3]}).ok());
+  ASSERT_TRUE(direct.addComponent(es[2], Link{p}).ok());
+  ASSERT_TRUE(direct.addComponent(es[10], Vel{1, 0}).ok());
+  ASSERT_TRUE(direct.removeComponent<Pos>(es[5]).ok());
+  const Entity q = direct.create();
+  ASSERT_TRUE(direct.addComponent(q, Pos{-1, -1}).ok());
+  ASSERT_TRUE(direct.addComponent(es[60], Link{q}).ok());
+
+  ASSERT_TRUE(buffered.checkInvariants().ok()) << buffered.checkInvariants().message();
+  ASSERT_NE(buffered.get<Link>(es[2]), nullptr);
+  EXPECT_EQ(buffered.get<Link>(es[2])->target, p);
+  ASSERT_NE(buffered.get<Link>(es[60]), nullptr);
+  EXPECT_EQ(buffered.get<Link>(es[60])->target, q);
+  ASSERT_NE(buffered.get<Link>(p), nullptr);
+  EXPECT_EQ(buffered.get<Link>(p)->target, es[3]);
+  EXPECT_EQ(dump(direct), dump(buffered));
+}
