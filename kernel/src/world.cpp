@@ -64,6 +64,8 @@ World::World(const WorldConfig& config)
   config_.max_archetypes = std::clamp<std::uint32_t>(config_.max_archetypes, 1, WorldConfig::kMaxArchetypesLimit);
   config_.max_components = std::min<std::uint32_t>(config_.max_components, WorldConfig::kMaxComponentsLimit);
   config_.row_bytes = config_.effective_row_bytes();
+  // Slot ids stay below 2^31: the row-order code marks holes with the top bit (world_rows.cpp).
+  config_.max_entities = std::min(config_.max_entities, std::uint32_t{0x80000000u});
   const std::uint32_t n = config_.max_entities;
   const std::size_t slots = n == 0 ? 1 : n;
   generations_ = slot_table<std::uint32_t>(slots, 0);
@@ -688,7 +690,7 @@ Status World::checkInvariants() const noexcept {
     bool any = false;
     for (std::uint32_t r = 0; r < a.rows; ++r) {
       const std::uint32_t s = slots[r];
-      if (s == 0xFFFFFFFFu && r < a.sorted) {
+      if ((s & 0x80000000u) != 0 && r < a.sorted) {
         ++holes;
         continue;
       }

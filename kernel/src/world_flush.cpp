@@ -47,6 +47,34 @@ void patch_pending(std::byte* value, const TypeDescriptor& type, const Scratch& 
   }
 }
 
+// s.order = the staged indices [0, count) in ascending slot order: an LSD radix sort, 11 bits
+// of the slot per pass, over preallocated scratch (slots are distinct, so the order is total).
+void sort_by_slot(Scratch& s, std::uint32_t count) noexcept {
+  std::uint64_t* keys = s.sort_keys.get();
+  std::uint64_t* tmp = s.sort_tmp.get();
+  std::uint32_t top = 0;
+  for (std::uint32_t st = 0; st < count; ++st) {
+    const std::uint32_t slot = s.staged[st].slot;
+    keys[st] = std::uint64_t{slot} << 32 | st;
+    top |= slot;
+  }
+  constexpr std::uint32_t kBits = 11;
+  std::uint32_t counts[1u << kBits];
+  for (std::uint32_t shift = 32; shift < 64 && (top >> (shift - 32)) != 0; shift += kBits) {
+    for (std::uint32_t& c : counts) c = 0;
+    for (std::uint32_t i = 0; i < count; ++i) ++counts[(keys[i] >> shift) & ((1u << kBits) - 1)];
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : counts) {
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (std::uint32_t i = 0; i < count; ++i) tmp[counts[(keys[i] >> shift) & ((1u << kBits) - 1)]++] = keys[i];
+    std::swap(keys, tmp);
+  }
+  for (std::uint32_t i = 0; i < count; ++i) s.order[i] = static_cast<std::uint32_t>(keys[i]);
+}
+
 }  // namespace
 
 Status World::flush(CommandBuffer& buffer) noexcept {
@@ -152,7 +180,20 @@ Status World::flush(CommandBuffer& buffer) noexcept {
     g.archetype = static_cast<std::uint16_t>(target);
   };
 
+  // Commands recorded in game order touch the per-slot tables in scattered order: start the
+  // loads of the entity a few commands ahead so the misses overlap.
+  constexpr std::uint32_t kAhead = 8;
+  auto prefetch_command = [&](std::uint32_t i) noexcept {
+    const Entity e = buffer.command(i).entity;
+    if (e.is_pending() || e.slot >= slot_count_) return;
+    prefetch_slot(e.slot);
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(s.stage_of_slot.get() + e.slot);
+#endif
+  };
+  for (std::uint32_t i = 0; i < n && i < kAhead; ++i) prefetch_command(i);
   for (std::uint32_t i = 0; i < n && capacity.ok(); ++i) {
+    if (i + kAhead < n) prefetch_command(i + kAhead);
     const CommandBuffer::Command& c = buffer.command(i);
     if (grouped != Scratch::kNone && i != 0 && buffer.command(i - 1).more == 0) end_group();
     if (!capacity.ok()) break;
@@ -275,7 +316,9 @@ Status World::flush(CommandBuffer& buffer) noexcept {
 
   if (capacity.ok() && grouped != Scratch::kNone) end_group();
 
-  // Classify, and size the composed rows of arriving entities.
+  // Classify, and size the composed rows of arriving entities; count arrivals per archetype.
+  std::uint32_t arrivals_in[WorldConfig::kMaxArchetypesLimit + 1] = {};
+  bool ascending = true;
   if (capacity.ok()) {
     for (std::uint32_t st = 0; st < staged_count; ++st) {
       Scratch::Staged& g = s.staged[st];
@@ -283,9 +326,10 @@ Status World::flush(CommandBuffer& buffer) noexcept {
       g.leaves = g.initially_alive && !same_place;
       g.arrives = g.alive && !same_place;
       if (g.arrives) {
-        g.scratch_offset = static_cast<std::uint32_t>(row_scratch);
-        row_scratch += g.row_bytes - 4u;
+        row_scratch += g.row_bytes - 4u;  // offsets are handed out in apply order below
+        ++arrivals_in[g.archetype + 1];
       }
+      if (st != 0 && s.staged[st - 1].slot > g.slot) ascending = false;
     }
     if (row_scratch > s.row_capacity)
       capacity = {ErrorCode::CapacityExceeded, "flush: too many component bytes move in one flush"};
@@ -326,15 +370,67 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   // the ordered prefix, or a swap within the tail). Removing in the same pass is safe because
   // a removal that moves another entity's row updates rows_, through which that entity's row
   // is read when its turn comes.
-  std::uint64_t* keys = s.arrival_keys.get();
-  std::uint32_t arrival_count = 0;
-  for (std::uint32_t st = 0; st < staged_count; ++st) {
+  //
+  // The apply passes visit the staged entities in ascending slot order (a radix sort of the
+  // staging, skipped when the commands came in that order): the per-slot tables and the source
+  // rows, which are ordered by slot, are then read and written as streams, whatever order the
+  // game recorded its commands in. Arrivals are bucketed by target archetype on the way (a
+  // counting sort), so they come out grouped by archetype and ascending by slot, as the
+  // appends want them.
+  std::uint32_t* order = s.order.get();
+  if (ascending) {
+    for (std::uint32_t i = 0; i < staged_count; ++i) order[i] = i;
+  } else {
+    sort_by_slot(s, staged_count);
+    if (observers_ == nullptr) {
+      // Permute the staging itself into slot order (one scattered pass instead of one per apply
+      // pass): the entries, the slot -> entry map and the pending handles' entries. Observers
+      // keep the recording-order staging they were given before the apply.
+      Scratch::Staged* from = s.staged.get();
+      Scratch::Staged* to = s.staged_tmp.get();
+      std::uint32_t* inverse = s.arrivals.get();  // free until the compose pass fills it
+      for (std::uint32_t i = 0; i < staged_count; ++i) {
+#if defined(__GNUC__) || defined(__clang__)
+        if (i + 16 < staged_count) __builtin_prefetch(&from[order[i + 16]]);
+#endif
+        to[i] = from[order[i]];
+        inverse[order[i]] = i;
+        s.stage_of_slot[to[i].slot] = i;
+      }
+      for (std::uint32_t p = 0; p < buffer.pending_creates(); ++p)
+        if (s.pending_stage[p] != Scratch::kNone) s.pending_stage[p] = inverse[s.pending_stage[p]];
+      s.staged.swap(s.staged_tmp);
+      for (std::uint32_t i = 0; i < staged_count; ++i) order[i] = i;  // command chains stay scattered: prefetched below
+    }
+  }
+  for (std::uint32_t a = 0; a < planned_archetypes; ++a) arrivals_in[a + 1] += arrivals_in[a];
+  std::uint32_t arrival_next[WorldConfig::kMaxArchetypesLimit];
+  for (std::uint32_t a = 0; a < planned_archetypes; ++a) arrival_next[a] = arrivals_in[a];
+  // In slot order the staging entries and their commands are the scattered side: start their
+  // loads ahead (the entry 16 visits ahead, its first command 8 ahead).
+  auto prefetch_stage = [&](std::uint32_t i) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    if (i + 16 < staged_count) __builtin_prefetch(&s.staged[order[i + 16]]);
+    if (i + 8 < staged_count) {
+      const Scratch::Staged& ahead = s.staged[order[i + 8]];
+      if (ahead.first_command != Scratch::kNone) __builtin_prefetch(&buffer.command(ahead.first_command));
+    }
+#else
+    (void)i;
+#endif
+  };
+  std::uint64_t scratch_at = 0;
+  for (std::uint32_t i = 0; i < staged_count; ++i) {
+    if (!ascending) prefetch_stage(i);
+    const std::uint32_t st = order[i];
     Scratch::Staged& g = s.staged[st];
     if (!g.arrives) {
       if (g.leaves) remove_row(archetypes_[g.source], rows_[g.slot], false);
       continue;
     }
-    keys[arrival_count++] = std::uint64_t{g.archetype} << 32 | g.slot;
+    s.arrivals[arrival_next[g.archetype]++] = st;
+    g.scratch_offset = static_cast<std::uint32_t>(scratch_at);  // composed rows are written as one stream
+    scratch_at += g.row_bytes - 4u;
     collect_adds(g);
     const Archetype& dst = archetypes_[g.archetype];
     std::byte* out = s.row_bytes.get() + g.scratch_offset;
@@ -357,14 +453,12 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   bound_holes();
 
   // Append arrivals, grouped by archetype and in ascending slot order, so an archetype that
-  // only gains slots above its rows stays ordered; otherwise the order is restored lazily
-  // (world_rows.cpp) before the next read.
-  if (!std::is_sorted(keys, keys + arrival_count)) std::sort(keys, keys + arrival_count);
-  for (std::uint32_t i = 0; i < arrival_count; ++i) s.arrivals[i] = s.stage_of_slot[static_cast<std::uint32_t>(keys[i])];
-  for (std::uint32_t begin = 0; begin < arrival_count;) {
-    const auto target = static_cast<std::uint32_t>(keys[begin] >> 32);
-    std::uint32_t end = begin;
-    while (end < arrival_count && static_cast<std::uint32_t>(keys[end] >> 32) == target) ++end;
+  // only gains slots above its rows stays ordered, and one that lost rows refills their holes
+  // in place (world_rows.cpp); otherwise the order is restored lazily before the next read.
+  for (std::uint32_t target = 0; target < planned_archetypes; ++target) {
+    const std::uint32_t begin = arrivals_in[target];
+    const std::uint32_t end = arrivals_in[target + 1];
+    if (begin == end) continue;
     Archetype& a = archetypes_[target];
     const Status grown = ensure_capacity(a, a.rows + (end - begin));
     LOCKSTEP_ASSERT_MSG(grown.ok(), grown.message());
@@ -378,7 +472,6 @@ Status World::flush(CommandBuffer& buffer) noexcept {
         in += size;
       }
     }
-    begin = end;
   }
 
   // Commit the free list, then one pass over the staged entities: the entity table, row state
@@ -396,8 +489,9 @@ Status World::flush(CommandBuffer& buffer) noexcept {
   live_count_ = live;
   used_row_bytes_ = used;
   const bool release_stages = observers_ == nullptr;
-  for (std::uint32_t st = 0; st < staged_count; ++st) {
-    const Scratch::Staged& g = s.staged[st];
+  for (std::uint32_t i = 0; i < staged_count; ++i) {
+    if (!ascending) prefetch_stage(i);
+    const Scratch::Staged& g = s.staged[order[i]];
     view_touch(g.slot);
     generations_[g.slot] = g.generation;
     alive_[g.slot] = g.alive ? 1 : 0;

@@ -26,7 +26,63 @@ using detail::IdSet256;
 
 namespace {
 
-constexpr std::uint32_t kHole = 0xFFFFFFFFu;  // never a slot: slots are < max_entities < 2^32
+// A hole keeps the slot it held with the top bit set: never a slot (max_entities <= 2^31), and
+// its low bits keep the prefix's keys ascending, so an arriving slot can be placed into a hole
+// in order by a search (fill_hole).
+constexpr std::uint32_t kHoleBit = 0x80000000u;
+constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
+
+bool is_hole(std::uint32_t slot) noexcept { return (slot & kHoleBit) != 0; }
+std::uint32_t key_of(std::uint32_t slot) noexcept { return slot & ~kHoleBit; }
+
+// First row p of [0, n) whose key is >= slot (keys strictly ascending, holes included):
+// interpolation from the keys at the ends, then a gallop and a binary search around the guess.
+// O(1) probes on evenly spread slots, O(log n) at worst.
+std::uint32_t search_prefix(const std::uint32_t* slots, std::uint32_t n, std::uint32_t slot) noexcept {
+  if (n == 0) return 0;
+  const std::uint32_t k0 = key_of(slots[0]);
+  const std::uint32_t k1 = key_of(slots[n - 1]);
+  if (slot <= k0) return 0;
+  if (slot > k1) return n;
+  // Invariant below: key(lo - 1) < slot <= key(hi), with 1 <= lo <= hi <= n - 1.
+  std::uint32_t lo = 1, hi = n - 1;
+  const auto guess = static_cast<std::uint32_t>(std::uint64_t{slot - k0} * (n - 1) / (k1 - k0));
+  std::uint32_t g = guess < lo ? lo : (guess > hi ? hi : guess);
+  if (key_of(slots[g]) >= slot) {
+    // Gallop down: find a row below g whose key is < slot.
+    std::uint32_t step = 1;
+    hi = g;
+    while (g > lo) {
+      const std::uint32_t probe = g - lo > step ? g - step : lo - 1;
+      if (key_of(slots[probe]) < slot) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+      g = probe;
+      step *= 2;
+    }
+  } else {
+    std::uint32_t step = 1;
+    lo = g + 1;
+    while (g < hi) {
+      const std::uint32_t probe = hi - g > step ? g + step : hi;
+      if (key_of(slots[probe]) >= slot) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+      g = probe;
+      step *= 2;
+    }
+  }
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (key_of(slots[mid]) < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 // Moves `count` rows from row `from` to row `to` in every column and the slot column.
 void move_rows(const Archetype& a, std::uint32_t to, std::uint32_t from, std::uint32_t count) noexcept {
@@ -40,10 +96,32 @@ void move_rows(const Archetype& a, std::uint32_t to, std::uint32_t from, std::ui
 
 bool pending(const Archetype& a) noexcept { return a.holes != 0 || a.sorted != a.rows; }
 
+// Places `slot` into a hole of the ordered prefix where it keeps the prefix ascending (the
+// hole it left itself when it comes back, or a neighbouring one): its row, or kNoRow.
+std::uint32_t fill_hole(Archetype& a, std::uint32_t slot) noexcept {
+  std::uint32_t* slots = a.slots_ptr;
+  const std::uint32_t p = search_prefix(slots, a.sorted, slot);
+  std::uint32_t row = kNoRow;
+  if (p < a.sorted && is_hole(slots[p])) row = p;  // key(p) >= slot > key(p - 1)
+  else if (p != 0 && is_hole(slots[p - 1])) row = p - 1;  // key(p - 1) < slot < key(p)
+  if (row == kNoRow) return kNoRow;
+  slots[row] = slot;
+  --a.holes;
+  return row;
+}
+
 }  // namespace
 
 std::uint32_t World::append_row(Archetype& a, std::uint32_t slot) noexcept {
   const auto id = static_cast<std::uint32_t>(&a - archetypes_.get());
+  if (a.holes != 0) {
+    const std::uint32_t row = fill_hole(a, slot);
+    if (row != kNoRow) {
+      rows_[slot] = row;
+      if (!pending(a)) unsettled_.erase(id);
+      return row;
+    }
+  }
   if (a.sorted != a.rows) {
     // Keep the tail small enough that one of its columns fits the restore scratch.
     const std::uint64_t tail = std::uint64_t{a.rows - a.sorted} + 1;
@@ -78,8 +156,8 @@ void World::remove_row(Archetype& a, std::uint32_t row, bool bound) noexcept {
     a.rows = last;
     if (a.sorted > a.rows) a.sorted = a.rows;
   } else {
-    // A row of the ordered prefix: leave a hole, O(1).
-    a.slots_ptr[row] = kHole;
+    // A row of the ordered prefix: leave a hole (keeping its key), O(1).
+    a.slots_ptr[row] |= kHoleBit;
     ++a.holes;
   }
   if (!pending(a)) {
@@ -130,13 +208,13 @@ void World::settle_archetype(std::uint32_t id) const noexcept {
   std::uint32_t prefix = tail_begin;
   if (a.holes != 0) {
     std::uint32_t r = 0;
-    while (r < tail_begin && slots[r] != kHole) ++r;
+    while (r < tail_begin && !is_hole(slots[r])) ++r;
     first_changed = r;
     std::uint32_t w = r;
     while (r < tail_begin) {
-      while (r < tail_begin && slots[r] == kHole) ++r;
+      while (r < tail_begin && is_hole(slots[r])) ++r;
       const std::uint32_t run = r;
-      while (r < tail_begin && slots[r] != kHole) ++r;
+      while (r < tail_begin && !is_hole(slots[r])) ++r;
       move_rows(a, w, run, r - run);
       w += r - run;
     }

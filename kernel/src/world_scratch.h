@@ -32,12 +32,15 @@ struct World::FlushScratch {
   explicit FlushScratch(const WorldConfig& c)
       : stage_of_slot(new std::uint32_t[c.max_entities == 0 ? 1 : c.max_entities]),
         staged(new Staged[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        staged_tmp(new Staged[c.command_capacity == 0 ? 1 : c.command_capacity]),
         next_command(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         pending_stage(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         pending_generation(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         freed(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         arrivals(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
-        arrival_keys(new std::uint64_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        order(new std::uint32_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        sort_keys(new std::uint64_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
+        sort_tmp(new std::uint64_t[c.command_capacity == 0 ? 1 : c.command_capacity]),
         row_bytes(new std::byte[std::uint64_t{c.command_bytes} * 4u + 64u]),
         row_capacity(std::uint64_t{c.command_bytes} * 4u) {
     for (std::uint32_t i = 0; i < c.max_entities; ++i) stage_of_slot[i] = kNone;
@@ -45,12 +48,15 @@ struct World::FlushScratch {
 
   std::unique_ptr<std::uint32_t[]> stage_of_slot;
   std::unique_ptr<Staged[]> staged;
+  std::unique_ptr<Staged[]> staged_tmp;       // the staging permuted into slot order (then swapped)
   std::unique_ptr<std::uint32_t[]> next_command;
   std::unique_ptr<std::uint32_t[]> pending_stage;
   std::unique_ptr<std::uint32_t[]> pending_generation;
   std::unique_ptr<std::uint32_t[]> freed;     // slots destroyed by this flush, in order
   std::unique_ptr<std::uint32_t[]> arrivals;  // staged indices arriving in an archetype
-  std::unique_ptr<std::uint64_t[]> arrival_keys;  // archetype << 32 | slot, sorted
+  std::unique_ptr<std::uint32_t[]> order;     // staged indices in ascending slot order (apply passes)
+  std::unique_ptr<std::uint64_t[]> sort_keys;  // slot << 32 | staged index: the radix sort of `order`
+  std::unique_ptr<std::uint64_t[]> sort_tmp;
   std::unique_ptr<std::byte[]> row_bytes;     // composed rows of arriving entities
   std::uint64_t row_capacity;
   detail::IdSet256 planned_masks[WorldConfig::kMaxArchetypesLimit];
