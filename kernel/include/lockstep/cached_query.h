@@ -486,8 +486,7 @@ class CachedQuery {
         // Column addresses are re-read every row, as in World::each: a legal structural
         // change made by fn in another archetype may have compacted the arena.
         const std::uint32_t slot = a.slots_ptr[r];
-        fn(Entity{slot, generations[slot]},
-           static_cast<typename detail::fetch_traits<Fs>::arg>(hand_row<Fs>(a, columns[I], r))...);
+        fn(Entity{slot, generations[slot]}, hand<Fs>(a, columns[I], r)...);
       }
     }(std::index_sequence_for<Fs...>{});
   }
@@ -522,18 +521,6 @@ class CachedQuery {
         fn(Entity{slot, generations[slot]}, hand<Fs>(a, row_columns[I], r)...);
       }
     }(std::index_sequence_for<Fs...>{});
-  }
-
-  // The unchecked loop hands small read<T> components as copies, as World::each does
-  // (detail::row_ref in world.h: what lets the row loop vectorise over `fixed` fields).
-  template <class F>
-  static decltype(auto) hand_row(const detail::Archetype& a, std::uint8_t column, std::uint32_t r) noexcept {
-    using T = typename detail::fetch_traits<F>::type;
-    if constexpr (!detail::fetch_traits<F>::optional && !detail::fetch_traits<F>::write &&
-                  sizeof(T) <= detail::kReadCopyBytes)
-      return detail::RowCopy<T>{*(reinterpret_cast<const T*>(a.column_ptr[column]) + r)};
-    else
-      return hand<F>(a, column, r);
   }
 
   template <class F>

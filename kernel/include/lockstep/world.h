@@ -650,41 +650,6 @@ namespace detail {
 template <class T, class Tag>
 using QueryRef = std::conditional_t<std::is_same_v<Tag, Write>, T&, const T&>;
 
-// What each() hands to its callback for one listed component of one row. Write: a reference
-// into the column. Read, for components up to kReadCopyBytes: a reference to a copy of the
-// row's value, made before the callback runs. The copy is what lets compilers vectorise the
-// row loop: a component made of `fixed` fields (the type game components are made of) is read
-// through a class member, so type-based alias analysis cannot tell a Read column's field from a
-// Write column's field of the same type, and clang then keeps every load after the previous
-// store (one scalar add per field instead of one paddq per row). A copy taken up front has no
-// such order to keep. Same values: a Read component cannot change during the callback (the
-// guard refuses in-place writes and structural changes to matched archetypes), so the copy
-// equals the column; unlike a column reference it also survives an arena compaction that a
-// structural change elsewhere may make during the callback.
-inline constexpr std::size_t kReadCopyBytes = 64;
-template <class T, class Tag>
-struct RowRef {
-  T* p;
-  operator T&() const noexcept { return *p; }
-};
-template <class T>
-struct RowRef<T, Read> {
-  const T* p;
-  operator const T&() const noexcept { return *p; }
-};
-template <class T>
-struct RowCopy {
-  const T v;
-  operator const T&() const noexcept { return v; }
-};
-template <class T, class Tag>
-inline auto row_ref(T* p) noexcept {
-  if constexpr (std::is_same_v<Tag, Read> && sizeof(T) <= kReadCopyBytes)
-    return RowCopy<T>{*p};
-  else
-    return RowRef<T, Tag>{p};
-}
-
 // RAII: installs the iteration guard and removes it on every exit path.
 class GuardScope {
  public:
@@ -707,13 +672,11 @@ void World::each_rows(detail::TypeList<Ts...>, detail::TypeList<Tags...>, const 
   for (std::size_t k = 0; k < N; ++k) columns[k] = a.column_of[ids[k]];
   for (std::uint32_t r = 0; r < rows; ++r) {
     // Column addresses are re-read every row: a legal structural change made by fn in
-    // another archetype may have compacted the arena (see Archetype::column_ptr). Small Read
-    // components are handed as copies (detail::row_ref: what lets the loop vectorise).
+    // another archetype may have compacted the arena (see Archetype::column_ptr).
     const std::uint32_t slot = a.slots_ptr[r];
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       fn(Entity{slot, generations_[slot]},
-         static_cast<detail::QueryRef<Ts, Tags>>(
-             detail::row_ref<Ts, Tags>(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
+         static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
     }(std::index_sequence_for<Ts...>{});
   }
 }
