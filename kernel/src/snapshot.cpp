@@ -1,6 +1,7 @@
 // Snapshots: World::save / World::load and the Snapshot buffers. A snapshot holds the same
 // StorageImage a world exposes, with every archetype packed tightly (capacity = rows) into
 // one column buffer. Save and load copy only live bytes and never allocate.
+#include "huge_pages.h"
 #include "view_registry.h"
 #include "world_scratch.h"
 
@@ -54,6 +55,19 @@ std::uint64_t column_buffer_bytes(const WorldConfig& c) noexcept {
   return c.effective_row_bytes() + std::uint64_t{c.max_archetypes + 1} * (detail::kMaxColumns + 1) * kColumnAlign;
 }
 
+// A zeroed table on huge pages where the OS offers them (advised before the first write, as
+// the world's own tables: huge_pages.h). Save copies the world's huge-page tables and columns
+// into these buffers; with 4 KiB pages on this side every 4 KiB of a large save was a TLB miss
+// (under a hypervisor, a walk of two page tables), which made save 1.2-2x a memcpy of the same
+// bytes at 1M entities (docs/benchmarks.md). Advice only: no byte depends on it.
+template <class T>
+std::unique_ptr<T[]> huge_table(std::size_t count) {
+  std::unique_ptr<T[]> t(new T[count]);
+  detail::advise_huge_pages(t.get(), count * sizeof(T));
+  std::fill_n(t.get(), count, T{});
+  return t;
+}
+
 bool same_capacities(const WorldConfig& a, const WorldConfig& b) noexcept {
   return a.max_entities == b.max_entities && a.max_components == b.max_components &&
          a.max_resources == b.max_resources && a.max_archetypes == b.max_archetypes &&
@@ -89,25 +103,26 @@ void Snapshot::reserve(const World& world) {
   if (generations_ && same_capacities(config_, c)) return;
   config_ = c;
   const std::uint32_t n = c.max_entities == 0 ? 1 : c.max_entities;
-  generations_.reset(new std::uint32_t[n]());
-  alive_.reset(new std::uint8_t[n]());
-  free_.reset(new std::uint32_t[n]());
-  rows_.reset(new std::uint32_t[n]());
-  entity_archetype_.reset(new std::uint16_t[n]());
+  generations_ = huge_table<std::uint32_t>(n);
+  alive_ = huge_table<std::uint8_t>(n);
+  free_ = huge_table<std::uint32_t>(n);
+  rows_ = huge_table<std::uint32_t>(n);
+  entity_archetype_ = huge_table<std::uint16_t>(n);
   archetypes_.reset(new Archetype[c.max_archetypes]);
   components_.reset(new detail::TypeInfo[c.max_components == 0 ? 1 : c.max_components]);
   resources_.reset(new detail::TypeInfo[c.max_resources == 0 ? 1 : c.max_resources]);
   column_capacity_ = column_buffer_bytes(c);
   column_storage_.reset(new std::byte[column_capacity_ + kColumnAlign]);
+  detail::advise_huge_pages(column_storage_.get(), column_capacity_ + kColumnAlign);
   // lockstep: allow(pointer-cast) alignment padding only; the address never reaches state or hashes
   const auto base = reinterpret_cast<std::uintptr_t>(column_storage_.get());
   columns_ = column_storage_.get() + (align_up(base, kColumnAlign) - base);
   resource_capacity_ = c.resource_bytes;
   resource_data_.reset(new std::byte[resource_capacity_ == 0 ? 1 : resource_capacity_]());
-  disabled_.reset(new std::uint64_t[n]());
+  disabled_ = huge_table<std::uint64_t>(n);
   if (c.max_tracked_components != 0) {
-    added_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
-    changed_ticks_.reset(new std::uint64_t[std::size_t{n} * c.max_tracked_components]());
+    added_ticks_ = huge_table<std::uint64_t>(std::size_t{n} * c.max_tracked_components);
+    changed_ticks_ = huge_table<std::uint64_t>(std::size_t{n} * c.max_tracked_components);
   } else {
     added_ticks_.reset();
     changed_ticks_.reset();

@@ -405,16 +405,22 @@ class fixed {
     return from_raw(a.v_ >> n);  // arithmetic shift (defined in C++20)
   }
 
-  constexpr fixed& operator+=(fixed o) noexcept { return *this = *this + o; }
-  constexpr fixed& operator-=(fixed o) noexcept { return *this = *this - o; }
-  constexpr fixed& operator*=(fixed o) noexcept { return *this = *this * o; }
-  constexpr fixed& operator/=(fixed o) noexcept { return *this = *this / o; }
+  // Compound assignments store the raw int64 member, never the whole object: clang (14)
+  // emits `*this = value` (the trivial copy assignment) as a memcpy whose load/store keep only
+  // !tbaa.struct, i.e. no type, so every such store may alias anything — the column pointers
+  // and bounds an each() row loop reads, which are then reloaded every row and the loop stays
+  // scalar (1.6-1.9x the raw loop). A store to v_ is typed (int64) and cannot alias a pointer.
+  // Same values, same bits.
+  constexpr fixed& operator+=(fixed o) noexcept { return set_raw((*this + o).v_); }
+  constexpr fixed& operator-=(fixed o) noexcept { return set_raw((*this - o).v_); }
+  constexpr fixed& operator*=(fixed o) noexcept { return set_raw((*this * o).v_); }
+  constexpr fixed& operator/=(fixed o) noexcept { return set_raw((*this / o).v_); }
   template <std::integral I>
-  constexpr fixed& operator*=(I i) noexcept { return *this = *this * i; }
+  constexpr fixed& operator*=(I i) noexcept { return set_raw((*this * i).v_); }
   template <std::integral I>
-  constexpr fixed& operator/=(I i) noexcept { return *this = *this / i; }
-  constexpr fixed& operator<<=(int n) noexcept { return *this = *this << n; }
-  constexpr fixed& operator>>=(int n) noexcept { return *this = *this >> n; }
+  constexpr fixed& operator/=(I i) noexcept { return set_raw((*this / i).v_); }
+  constexpr fixed& operator<<=(int n) noexcept { return set_raw((*this << n).v_); }
+  constexpr fixed& operator>>=(int n) noexcept { return set_raw((*this >> n).v_); }
 
   friend constexpr bool operator==(const fixed&, const fixed&) = default;
   friend constexpr std::strong_ordering operator<=>(const fixed&, const fixed&) = default;
@@ -442,6 +448,11 @@ class fixed {
     const std::uint64_t r = un % ud;
     if (r >= ud - r) ++q;
     return static_cast<std::int64_t>(neg ? 0 - q : q);
+  }
+
+  constexpr fixed& set_raw(std::int64_t raw) noexcept {
+    v_ = raw;
+    return *this;
   }
 
   std::int64_t v_ = 0;
