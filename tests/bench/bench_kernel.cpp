@@ -458,8 +458,8 @@ void BM_cb_add_remove_scrambled(benchmark::State& state) {
   auto w = make_cb_world(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const lockstep::Entity e = w->create();
-    (void)w->addComponent(e, Pos{static_cast<std::int64_t>(i), 0});
-    (void)w->addComponent(e, Vel{1, 2});
+    (void)w->addComponent(e, make_pos(i));
+    (void)w->addComponent(e, make_vel());
   }
   for (auto _ : state) {
     lockstep::CommandBuffer& cb = w->commands();
