@@ -29,6 +29,13 @@ fs::path scratch() {
   return d;
 }
 
+SimConfig duel_config() {
+  SimConfig c;
+  c.players = 2;
+  c.seed = 3;
+  return c;
+}
+
 const Sim& sim_named(const char* name) {
   fixtures::register_builtin_sims();
   const Sim* sim = find_sim(name);
@@ -63,9 +70,7 @@ std::uint64_t resume(const Sim& sim, const Replay& history, const fs::path& out,
 
 TEST(Resume, FromTheNewestCheckpointTheRecordingComesOutByteForByte) {
   const fs::path dir = scratch();
-  SimConfig duel;
-  duel.players = 2;
-  duel.seed = 3;
+  const SimConfig duel = duel_config();
   SimConfig skirmish;  // (a sim with views: tests/rollback/view_sim_test.cpp)
   skirmish.players = 2;
   skirmish.units = 64;
@@ -94,9 +99,7 @@ TEST(Resume, FromTheNewestCheckpointTheRecordingComesOutByteForByte) {
 
 TEST(Resume, WithoutCheckpointsEveryTickIsSteppedFromZero) {
   const fs::path dir = scratch();
-  SimConfig config;
-  config.players = 2;
-  config.seed = 3;
+  const SimConfig config = duel_config();
   const Sim& sim = sim_named("duel");
   const Replay history = record(sim, config, 70, 0, dir / "plain.replay");
   ASSERT_TRUE(history.checkpoints.empty());
@@ -110,9 +113,7 @@ TEST(Resume, WithoutCheckpointsEveryTickIsSteppedFromZero) {
 
 TEST(Resume, ACheckpointThatDiffersFromTheRecordedHashIsRefusedNamingItsTick) {
   const fs::path dir = scratch();
-  SimConfig config;
-  config.players = 2;
-  config.seed = 3;
+  const SimConfig config = duel_config();
   const Sim& sim = sim_named("duel");
   Replay history = record(sim, config, 60, 20, dir / "h.replay");
   ASSERT_EQ(history.checkpoints.size(), 3u);
@@ -129,9 +130,7 @@ TEST(Resume, ACheckpointThatDiffersFromTheRecordedHashIsRefusedNamingItsTick) {
 
 TEST(Resume, AppendRecordedNeedsAFreshRecorderAndTheSameHeader) {
   const fs::path dir = scratch();
-  SimConfig config;
-  config.players = 2;
-  config.seed = 3;
+  const SimConfig config = duel_config();
   const Sim& sim = sim_named("duel");
   const Replay history = record(sim, config, 30, 10, dir / "h.replay");
   Replay other = history;
