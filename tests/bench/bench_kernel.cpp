@@ -76,11 +76,12 @@ lockstep::World& shared_world(std::uint32_t n) {
   return *large;
 }
 
-void BM_each_pos_vel(benchmark::State& state) {
-  lockstep::World* w = &shared_world(static_cast<std::uint32_t>(state.range(0)));
+// One Write + one Read pass over every row; VArg is how the callback takes the Read side.
+template <class P, class V, class VArg>
+void run_each_pos_vel(benchmark::State& state, lockstep::World& w) {
   for (auto _ : state) {
-    (void)w->each<Pos, Vel>(
-        [](lockstep::Entity, Pos& p, const Vel& v) {
+    (void)w.each<P, V>(
+        [](lockstep::Entity, P& p, VArg v) {
           p.x += v.x;
           p.y += v.y;
         },
@@ -90,21 +91,15 @@ void BM_each_pos_vel(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+void BM_each_pos_vel(benchmark::State& state) {
+  run_each_pos_vel<Pos, Vel, const Vel&>(state, shared_world(static_cast<std::uint32_t>(state.range(0))));
+}
+
 // The same loop with the Read component taken by value: its fields are loaded before the
 // callback's stores, so clang need not assume that a store to Pos::x (a `fixed` member) may
 // change Vel::y (another `fixed` member) and vectorises the row loop (docs/kernel.md, "each").
 void BM_each_pos_vel_by_value(benchmark::State& state) {
-  lockstep::World* w = &shared_world(static_cast<std::uint32_t>(state.range(0)));
-  for (auto _ : state) {
-    (void)w->each<Pos, Vel>(
-        [](lockstep::Entity, Pos& p, Vel v) {
-          p.x += v.x;
-          p.y += v.y;
-        },
-        lockstep::Write{}, lockstep::Read{});
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  run_each_pos_vel<Pos, Vel, Vel>(state, shared_world(static_cast<std::uint32_t>(state.range(0))));
 }
 
 std::unique_ptr<lockstep::World> make_world_i64(std::uint32_t n) {
@@ -129,17 +124,7 @@ lockstep::World& shared_world_i64(std::uint32_t n) {
 }
 
 void BM_each_pos_vel_i64(benchmark::State& state) {
-  lockstep::World* w = &shared_world_i64(static_cast<std::uint32_t>(state.range(0)));
-  for (auto _ : state) {
-    (void)w->each<PosI, VelI>(
-        [](lockstep::Entity, PosI& p, const VelI& v) {
-          p.x += v.x;
-          p.y += v.y;
-        },
-        lockstep::Write{}, lockstep::Read{});
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  run_each_pos_vel<PosI, VelI, const VelI&>(state, shared_world_i64(static_cast<std::uint32_t>(state.range(0))));
 }
 
 // The physical limit: the same update over the same column memory, no kernel in between.
