@@ -38,6 +38,7 @@ struct NetsimArgs {
   std::string record;
   std::string bundle_dir;
   std::string trace_out;
+  std::uint32_t threads = 0;
   bool json = false;
 };
 
@@ -60,7 +61,7 @@ void print_netsim_json(const NetsimArgs& a, const rollback::NetsimOptions& o, co
       .field("latency_ms", a.latency_ms).field("jitter_ms", a.jitter_ms).field("loss", a.loss)
       .field("duplicate", a.duplicate).field("reorder", a.reorder).field("seed", a.seed)
       .field("input_delay", a.input_delay).field("max_prediction", a.max_prediction)
-      .field("hash_interval", a.hash_interval);
+      .field("hash_interval", a.hash_interval).field("threads", a.threads);
   rollback::append_netsim_figures(j, r);
   j.field("seconds", out.secs);
   if (!out.recorded.empty()) j.field("record", out.recorded);
@@ -156,6 +157,7 @@ int netsim_options(const NetsimArgs& a, rollback::NetsimOptions& o) {
   o.max_prediction = a.max_prediction;
   o.hash_interval = a.hash_interval;
   o.tick_hz = a.tick_hz;
+  o.threads = a.threads;
   return kExitOk;
 }
 
@@ -222,6 +224,10 @@ Command add_netsim(CLI::App& root) {
   app->add_option("--record", a->record, "Write peer 0's confirmed inputs and hashes as a replay file");
   app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace, one thread per peer");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle (both peers' states) here on the first desync");
+  app->add_option("--threads", a->threads,
+                  "Every peer runs the sim's parallel loops on N threads of its own (0 = serial); the offline "
+                  "re-check stays serial")
+      ->check(CLI::Range(0, 64))->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
               "  lockstep netsim --sim broken-peer --peers 2 --ticks 200 --hash-interval 1 --bundle-dir out/\n"

@@ -31,6 +31,7 @@ struct SyncArgs {
   std::uint32_t distance = 2;
   bool per_system = false;
   std::string bundle_dir;
+  std::uint32_t threads = 0;
   bool json = false;
 };
 
@@ -41,6 +42,7 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
   replay::Runner runner(sim, config);
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, name + ": cannot build the sim: " + runner.status().message());
+  runner.setThreads(a.threads);
   const std::uint64_t ticks = rec != nullptr ? rec->frame_count() : a.ticks;
   const inspect::SystemSyncResult r = inspect::synctest_by_system(
       runner, ticks, rec != nullptr ? inspect::recorded_frames(sim, *rec) : inspect::bot_frames(sim, config, a.bot));
@@ -79,7 +81,7 @@ int synctest_cmd(const SyncArgs& a) {
     sim = loaded.sim;
     config = loaded.replay.header.config;
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, &loaded.replay, name);
-    r = rollback::synctest_replay(*sim, loaded.replay, a.distance);
+    r = rollback::synctest_replay(*sim, loaded.replay, a.distance, a.threads);
   } else {
     sim = replay::find_sim_including_hidden(a.sim);
     if (sim == nullptr)
@@ -91,7 +93,7 @@ int synctest_cmd(const SyncArgs& a) {
     for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
     name = a.sim + " (bot " + std::to_string(a.bot) + ")";
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, nullptr, name);
-    r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance);
+    r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance, a.threads);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.status.ok())
@@ -150,6 +152,8 @@ Command add_synctest(CLI::App& root) {
                 "Run every tick twice from the same state, hash after every system, and name the first "
                 "system, entity and field that differ");
   app->add_option("--bundle-dir", a->bundle_dir, "Write a desync bundle here on the first divergence (implies --per-system)");
+  app->add_option("--threads", a->threads, "Run the sim's parallel loops on N threads (0 = serial), resimulation included")
+      ->check(CLI::Range(0, 64))->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
               "  lockstep synctest fixtures/skirmish/skirmish.replay --check-distance 8\n"

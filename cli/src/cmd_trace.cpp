@@ -18,6 +18,7 @@ struct TraceArgs {
   bool no_components = false;
   bool recorded = false;
   bool json = false;
+  std::uint32_t threads = 0;
   std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
   FarmOptions farm;
 };
@@ -64,6 +65,7 @@ int trace_cmd(const TraceArgs& a) {
     replay::Runner runner(*loaded.sim, loaded.replay.header.config);
     if (!runner.status().ok())
       return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + runner.status().message());
+    runner.setThreads(a.threads);
     text = replay::trace_comment(loaded.replay.header);
     const StorageView schema = runner.world().storage();
     const int rc = replay_frames(loaded, runner, a.out != "-" && !a.json && stderr_is_tty(), nullptr,
@@ -96,6 +98,9 @@ Command add_trace(CLI::App& root) {
   app->add_flag("--no-components", a->no_components, "Only '<tick> <total>' per line");
   app->add_flag("--recorded", a->recorded, "Print the replay's recorded hashes instead of re-simulating");
   app->add_flag("--json", a->json, "Machine-readable summary on stdout (needs -o FILE)");
+  app->add_option("--threads", a->threads,
+                  "Re-simulate with the sim's parallel loops on N threads (0 = serial); the trace must not change")
+      ->check(CLI::Range(0, 64))->capture_default_str();
   add_farm_options(*app, a->farm, false);
   app->footer("Examples:\n"
               "  lockstep trace fixtures/duel/duel.replay -o duel.trace\n"

@@ -182,6 +182,9 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   if (inputs.size() != frame_bytes_) return {ErrorCode::InvalidArgument, "Runner::step: input frame has the wrong size"};
   World& w = *world_;
   const std::uint64_t tick = w.tick();
+  // The workers poll for the tick's parallel loops instead of sleeping between them
+  // (thread_pool.h): a kernel wake-up per loop costs more than a chunk on a VM.
+  const ThreadPool::AwakeScope awake(pool_.get());
   {
     const ProbeScope slice(probe_, Slice::Inputs, tick);
     w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)

@@ -52,13 +52,15 @@ SyncTestResult run_synctest(replay::Runner& runner, std::uint32_t distance, std:
   return r;
 }
 
-SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance) {
+SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance,
+                               std::uint32_t threads) {
   replay::Runner runner(sim, replay.header.config);
   if (!runner.status().ok()) {
     SyncTestResult r;
     r.status = runner.status();
     return r;
   }
+  runner.setThreads(threads);
   if (replay.header.frame_bytes() != runner.frame_bytes()) {
     SyncTestResult r;
     r.status = {ErrorCode::Mismatch, "synctest: the replay's frame size differs from the sim's"};
@@ -74,13 +76,14 @@ SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& rep
 }
 
 SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
-                             std::uint32_t distance) {
+                             std::uint32_t distance, std::uint32_t threads) {
   replay::Runner runner(sim, config);
   if (!runner.status().ok()) {
     SyncTestResult r;
     r.status = runner.status();
     return r;
   }
+  runner.setThreads(threads);
   std::vector<std::unique_ptr<replay::Bot>> bots;
   for (std::uint32_t p = 0; p < config.players; ++p) bots.push_back(sim.make_bot(config, bot_seed, p));
   const std::uint32_t in = sim.input_type().size;

@@ -85,6 +85,13 @@ case $kind in
   bench)
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3 --json
     contains out '"heap_allocations_during_ticks":0'
+    # synctest and netsim with threads on (every peer its own pool; resimulation on the pool).
+    expect 0 "$L" synctest --sim skirmish --units 2000 --ticks 40 --check-distance 4 --threads 2 --json
+    contains out '"ok":true'
+    contains out '"rollbacks":'
+    expect 0 "$L" netsim --sim skirmish --units 2000 --peers 2 --ticks 120 --loss 0.05 --threads 2 --json
+    contains out '"ok":true'
+    contains out '"threads":2'
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3 --csv
     contains out "tick_p50_us"
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3
@@ -129,6 +136,11 @@ case $kind in
   trace_roundtrip)
     expect 0 "$L" trace "$replay" -o out.trace
     cmp -s out.trace "$trace" || fail "trace of $replay differs from the golden trace"
+    # The sim's parallel loops on a pool: the same bytes on any thread count.
+    for th in 1 2 8; do
+      expect 0 "$L" trace "$replay" --threads "$th" -o threads.trace
+      cmp -s threads.trace "$trace" || fail "trace --threads $th of $replay differs from the golden trace"
+    done
     expect 0 "$L" trace "$replay" --recorded -o rec.trace
     cmp -s rec.trace "$trace" || fail "recorded hashes of $replay differ from the golden trace" ;;
   convert_roundtrip)

@@ -39,10 +39,13 @@ using FrameSource = std::function<void(std::uint64_t tick, const World& world, s
 // first mismatch.
 SyncTestResult run_synctest(replay::Runner& runner, std::uint32_t distance, std::uint64_t ticks, const FrameSource& frames);
 // ... with the inputs of a replay (which must belong to `sim`).
-SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance);
-// ... with the sim's bots (seed `bot_seed`) for `ticks` ticks.
+SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& replay, std::uint32_t distance,
+                               std::uint32_t threads = 0);
+// ... with the sim's bots (seed `bot_seed`) for `ticks` ticks. `threads` (both): the runner's
+// thread count for the sim's parallel loops (Runner::setThreads; 0 = serial) — the rolled-back
+// and resimulated ticks run on the pool too, so a racing parallel loop shows as a desync.
 SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
-                             std::uint32_t distance);
+                             std::uint32_t distance, std::uint32_t threads = 0);
 
 // What differs at a failed sync test's tick (`result.ok` false): the parts and components of
 // the two hashes, named from a freshly built world of `sim` + `config` (schema only), e.g.
