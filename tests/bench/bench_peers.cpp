@@ -147,6 +147,15 @@ struct LsChurn {
       (void)w->removeComponent<Hp>(e);
     }
   }
+  // 1 % of the entities move for good: each gains Hp when it has none, loses it otherwise (rows
+  // leave one archetype and arrive out of slot order in the other).
+  void moves() {
+    for (std::uint32_t k = 0; k < n / 100; ++k) {
+      const lockstep::Entity e{scrambled(next++, n), 1};
+      if (w->has<Hp>(e)) (void)w->removeComponent<Hp>(e);
+      else (void)w->addComponent(e, Hp{1, 1});
+    }
+  }
 };
 LsChurn& ls_churn_fixture(std::uint32_t n) {
   return fixture<LsChurn>("ls/churn/" + std::to_string(n), [&] { return new LsChurn{make_world(n), n}; });
@@ -166,12 +175,22 @@ void ls_pass(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+void ls_moves_pass(benchmark::State& state) {
+  LsChurn& f = ls_churn_fixture(size_of(state));
+  for (auto _ : state) {
+    f.moves();
+    each_pass(*f.w);
+    benchmark::ClobberMemory();
+  }
+}
 // The restore alone (the changes made with the timer paused), as bench_kernel measures it.
+template <bool Moves>
 void ls_restore_only(benchmark::State& state) {
   LsChurn& f = ls_churn_fixture(size_of(state));
   for (auto _ : state) {
     state.PauseTiming();
-    f.changes();
+    if (Moves) f.moves();
+    else f.changes();
     state.ResumeTiming();
     benchmark::DoNotOptimize(f.w->storage().archetype_count());
   }
@@ -240,8 +259,9 @@ void raw_each(benchmark::State& state) {
 struct RawStore {
   RawTable a, b;
   std::vector<std::uint32_t> row;
+  std::vector<std::uint8_t> in_b;  // which table holds the entity
   std::uint64_t next = 0;
-  explicit RawStore(std::uint32_t n) : row(n) {
+  explicit RawStore(std::uint32_t n) : row(n), in_b(n) {
     a.pos.reserve(n), a.vel.reserve(n), a.slot.reserve(n);
     b.pos.reserve(n), b.vel.reserve(n), b.hp.reserve(n + 1), b.slot.reserve(n);
     for (std::uint32_t s = 0; s < n; ++s) {
@@ -255,14 +275,19 @@ struct RawStore {
     b.push(s, a.pos[r], a.vel[r], &h);
     a.swap_remove(r, row);
     row[s] = static_cast<std::uint32_t>(b.slot.size() - 1);
+    in_b[s] = 1;
   }
   void remove(std::uint32_t s) {
     const std::uint32_t r = row[s];
     a.push(s, b.pos[r], b.vel[r], nullptr);
     b.swap_remove(r, row);
     row[s] = static_cast<std::uint32_t>(a.slot.size() - 1);
+    in_b[s] = 0;
   }
-  void pass() { RawPosVel::update(a.pos.data(), a.vel.data(), a.pos.size()); }
+  void pass() {
+    RawPosVel::update(a.pos.data(), a.vel.data(), a.pos.size());
+    RawPosVel::update(b.pos.data(), b.vel.data(), b.pos.size());
+  }
 };
 RawStore& raw_store(const char* what, std::uint32_t n) {
   return fixture<RawStore>(std::string("raw/") + what + "/" + std::to_string(n), [&] { return new RawStore(n); });
@@ -297,6 +322,19 @@ void raw_churn_pass(benchmark::State& state) {
       const std::uint32_t s = scrambled(r.next++, n);
       r.add(s);
       r.remove(s);
+    }
+    r.pass();
+    benchmark::ClobberMemory();
+  }
+}
+void raw_moves_pass(benchmark::State& state) {
+  const std::uint32_t n = size_of(state);
+  RawStore& r = raw_store("churn", n);
+  for (auto _ : state) {
+    for (std::uint32_t k = 0; k < n / 100; ++k) {
+      const std::uint32_t s = scrambled(r.next++, n);
+      if (r.in_b[s]) r.remove(s);
+      else r.add(s);
     }
     r.pass();
     benchmark::ClobberMemory();
@@ -424,6 +462,19 @@ void entt_churn_pass(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+void entt_moves_pass(benchmark::State& state) {
+  EnttWorld& w = entt_world("churn", size_of(state));
+  const auto n = static_cast<std::uint32_t>(w.ents.size());
+  for (auto _ : state) {
+    for (std::uint32_t k = 0; k < n / 100; ++k) {
+      const entt::entity e = w.ents[scrambled(w.next++, n)];
+      if (w.reg.all_of<Hp>(e)) w.reg.remove<Hp>(e);
+      else w.reg.emplace<Hp>(e, Hp{1, 1});
+    }
+    w.pass();
+    benchmark::ClobberMemory();
+  }
+}
 void entt_pass(benchmark::State& state) {
   EnttWorld& w = entt_world("churn", size_of(state));
   for (auto _ : state) {
@@ -542,6 +593,19 @@ void flecs_churn_pass(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+void flecs_moves_pass(benchmark::State& state) {
+  FlecsWorld& w = flecs_world("churn", size_of(state));
+  const auto n = static_cast<std::uint32_t>(w.ents.size());
+  for (auto _ : state) {
+    for (std::uint32_t k = 0; k < n / 100; ++k) {
+      const flecs::entity e = w.ents[scrambled(w.next++, n)];
+      if (e.has<Hp>()) e.remove<Hp>();
+      else e.set<Hp>(Hp{1, 1});
+    }
+    w.pass();
+    benchmark::ClobberMemory();
+  }
+}
 void flecs_pass(benchmark::State& state) {
   FlecsWorld& w = flecs_world("churn", size_of(state));
   for (auto _ : state) {
@@ -643,16 +707,21 @@ void register_all() {
   // pass and changes+pass share one fixture per library (registered next to each other)
   reg("churn/raw/pass", raw_pass, kChurnSize, kMillisecond);
   reg("churn/raw/changes_pass", raw_churn_pass, kChurnSize, kMillisecond);
+  reg("churn/raw/moves_pass", raw_moves_pass, kChurnSize, kMillisecond);
   reg("churn/lockstep/pass", ls_pass, kChurnSize, kMillisecond);
   reg("churn/lockstep/changes_pass", ls_churn_pass, kChurnSize, kMillisecond);
-  reg("churn/lockstep/restore_only", ls_restore_only, kChurnSize, kMillisecond);
+  reg("churn/lockstep/restore_only", ls_restore_only<false>, kChurnSize, kMillisecond);
+  reg("churn/lockstep/moves_pass", ls_moves_pass, kChurnSize, kMillisecond);
+  reg("churn/lockstep/moves_restore_only", ls_restore_only<true>, kChurnSize, kMillisecond);
 #if LOCKSTEP_BENCH_ENTT
   reg("churn/entt/pass", entt_pass, kChurnSize, kMillisecond);
   reg("churn/entt/changes_pass", entt_churn_pass, kChurnSize, kMillisecond);
+  reg("churn/entt/moves_pass", entt_moves_pass, kChurnSize, kMillisecond);
 #endif
 #if LOCKSTEP_BENCH_FLECS
   reg("churn/flecs/pass", flecs_pass, kChurnSize, kMillisecond);
   reg("churn/flecs/changes_pass", flecs_churn_pass, kChurnSize, kMillisecond);
+  reg("churn/flecs/moves_pass", flecs_moves_pass, kChurnSize, kMillisecond);
 #endif
   for (const std::int64_t n : {100000, 1000000}) {
     reg("changed/raw/read_all", raw_read_all, n, kMicrosecond);
@@ -751,21 +820,29 @@ void summary(const lockstep_bench::RatioReporter& r) {
     bool header = false;
     for (const char* lib : {"lockstep", "entt", "flecs", "raw"}) {
       const std::string k = std::string("churn/") + lib;
-      const double pass = ns(k + "/pass" + s), both = ns(k + "/changes_pass" + s);
-      if (pass <= 0 || both <= 0) continue;
-      if (!header) {
-        std::printf("\nchurn: 1%% of 1M entities add+remove Hp (scattered), then one pos += vel pass; "
-                    "ms, and (changes + pass) / pass\n");
-        header = true;
+      const double pass = ns(k + "/pass" + s);
+      for (const char* what : {"changes_pass", "moves_pass"}) {
+        const double both = ns(k + "/" + what + s);
+        if (pass <= 0 || both <= 0) continue;
+        if (!header) {
+          std::printf("\nchurn: 1%% of 1M entities change (scattered), then one pos += vel pass; ms, and "
+                      "(changes + pass) / pass. changes_pass: add+remove of Hp; moves_pass: each gains Hp or "
+                      "loses it (moves for good)\n");
+          header = true;
+        }
+        std::printf("%9s %-12s %8.2f ms, pass %8.2f ms, ratio %5.2f (%.0f ns per changed entity, incl. what the "
+                    "next pass pays)\n",
+                    lib, what, both / 1e6, pass / 1e6, both / pass, (both - pass) / (kChurnSize / 100.0));
       }
-      std::printf("%9s changes+pass %8.2f ms, pass %8.2f ms, ratio %5.2f (%.0f ns per changed entity incl. what the "
-                  "next pass pays)\n",
-                  lib, both / 1e6, pass / 1e6, both / pass, (both - pass) / (kChurnSize / 100.0));
     }
-    const double restore = ns("churn/lockstep/restore_only" + s), pass = ns("churn/lockstep/pass" + s);
-    if (restore > 0 && pass > 0)
-      std::printf("%9s restore of slot order alone (changes untimed) %.2f ms = %.2f passes\n", "lockstep",
-                  restore / 1e6, restore / pass);
+    const double pass = ns("churn/lockstep/pass" + s);
+    for (const char* what : {"restore_only", "moves_restore_only"}) {
+      const double restore = ns("churn/lockstep/" + std::string(what) + s);
+      if (restore > 0 && pass > 0)
+        std::printf("%9s restore of slot order alone after the %s (changes untimed) %.2f ms = %.2f passes\n",
+                    "lockstep", std::string(what) == "restore_only" ? "add+remove pairs" : "moves", restore / 1e6,
+                    restore / pass);
+    }
   }
   for (const char* n : {"100000", "1000000"}) {
     bool header = false;
