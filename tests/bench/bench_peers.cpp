@@ -520,6 +520,16 @@ void entt_read_all(benchmark::State& state) {
     benchmark::DoNotOptimize(sum);
   }
 }
+// The same read over Pos's storage directly (its packed pages, no view).
+void entt_read_storage(benchmark::State& state) {
+  EnttObserved& f = entt_observed(size_of(state));
+  const auto& storage = f.w.reg.storage<Pos>();
+  std::int64_t sum = 0;
+  for (auto _ : state) {
+    for (const Pos& p : storage) sum += p.x.raw();
+    benchmark::DoNotOptimize(sum);
+  }
+}
 #endif
 
 // ---- flecs --------------------------------------------------------------------------------
@@ -732,6 +742,7 @@ void register_all() {
     reg("changed/lockstep/changed", ls_changed, n, kMicrosecond);
 #if LOCKSTEP_BENCH_ENTT
     reg("changed/entt/read_all", entt_read_all, n, kMicrosecond);
+    reg("changed/entt/read_storage", entt_read_storage, n, kMicrosecond);
     reg("changed/entt/changed", entt_changed, n, kMicrosecond);
 #endif
 #if LOCKSTEP_BENCH_FLECS
@@ -851,7 +862,9 @@ void summary(const lockstep_bench::RatioReporter& r) {
     for (const char* lib : {"lockstep", "entt", "flecs", "raw"}) {
       const std::string k = std::string("changed/") + lib;
       const std::string s = std::string("/") + n;
-      const double all = ns(k + "/read_all" + s);
+      double all = ns(k + "/read_all" + s);
+      const double storage = ns(k + "/read_storage" + s);  // EnTT: the faster of view and storage
+      if (storage > 0 && (all <= 0 || storage < all)) all = storage;
       const double ch = ns(k + (std::string(lib) == "raw" ? "/read_changed" : "/changed") + s);
       if (all <= 0 || ch <= 0) continue;
       if (!header) {
@@ -862,7 +875,7 @@ void summary(const lockstep_bench::RatioReporter& r) {
       }
       std::printf("%9s changed %9.1f us, read all %9.1f us, ratio %6.3f%s\n", lib, ch / 1e3, all / 1e3, ch / all,
                   std::string(lib) == "raw"      ? "  (the changed rows by an index list)"
-                  : std::string(lib) == "entt"   ? "  (reactive storage on on_update<Pos>)"
+                  : std::string(lib) == "entt"   ? "  (reactive storage on on_update<Pos>; read all: the faster of view and storage)"
                   : std::string(lib) == "flecs"  ? "  (detect_changes: per table)"
                                                  : "  (changed<Pos> term)");
     }
