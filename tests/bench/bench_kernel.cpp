@@ -5,6 +5,7 @@
 // 1.6-1.9x the raw loop while the same loop over int64 fields was ~1.0); the each-vs-raw pair
 // is also measured over int64 fields (BM_*_i64).
 // Run: build/tests/bench/bench_kernel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include "kernel_fixtures.h"
 #include "ratio_reporter.h"
 
 #include <lockstep/fixed.h>
@@ -22,16 +23,16 @@
 
 namespace {
 
-using lockstep::fixed;
+using lockstep_bench::Hp;
+using lockstep_bench::make_pos;
+using lockstep_bench::make_vel;
+using lockstep_bench::make_world;
+using lockstep_bench::Pos;
+using lockstep_bench::RawPosVel;
+using lockstep_bench::RawTable;
+using lockstep_bench::scrambled;
+using lockstep_bench::Vel;
 
-struct Pos {
-  fixed x, y;
-};
-LOCKSTEP_COMPONENT(Pos, x, y);
-struct Vel {
-  fixed x, y;
-};
-LOCKSTEP_COMPONENT(Vel, x, y);
 // The same pair over int64 fields (the iteration code must be at the raw limit for both).
 struct PosI {
   std::int64_t x, y;
@@ -41,30 +42,6 @@ struct VelI {
   std::int64_t x, y;
 };
 LOCKSTEP_COMPONENT(VelI, x, y);
-
-Pos make_pos(std::uint32_t i) { return Pos{fixed::from_raw(static_cast<std::int64_t>(i)), fixed{}}; }
-Vel make_vel() { return Vel{fixed::from_raw(1), fixed::from_raw(2)}; }
-struct Hp {
-  std::int32_t hp, max;
-};
-LOCKSTEP_COMPONENT(Hp, hp, max);
-
-std::unique_ptr<lockstep::World> make_world(std::uint32_t n) {
-  lockstep::WorldConfig c;
-  c.max_entities = n + 1024;
-  c.command_capacity = n / 50 + 1024;
-  c.command_bytes = c.command_capacity * 32u;
-  auto w = std::make_unique<lockstep::World>(c);
-  (void)w->registerComponent<Pos>();
-  (void)w->registerComponent<Vel>();
-  (void)w->registerComponent<Hp>();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const lockstep::Entity e = w->create();
-    (void)w->addComponent(e, make_pos(i));
-    (void)w->addComponent(e, make_vel());
-  }
-  return w;
-}
 
 // Both sides of the each-vs-hand-loop comparison iterate the very same world (same memory,
 // same cache state), built once per size.
@@ -194,11 +171,6 @@ void BM_direct_1pct(benchmark::State& state) {
 
 // ---- structural changes (issue 11) ---------------------------------------------------------
 
-// A stride through the slots that visits every entity once per n steps in scrambled order.
-std::uint32_t scrambled(std::uint64_t i, std::uint32_t n) {
-  return static_cast<std::uint32_t>((i * 2654435761u) % n);
-}
-
 lockstep::World& structural_world(std::uint32_t n) {
   static std::unique_ptr<lockstep::World> small, large;
   std::unique_ptr<lockstep::World>& w = n <= 10000 ? small : large;
@@ -284,33 +256,6 @@ void BM_restore_after_moves(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-
-// The raw limit of an unordered archetype store: move one row (Pos, Vel) from one SoA table
-// to another by append + swap-remove, and back, with an entity->row index.
-struct RawTable {
-  std::vector<Pos> pos;
-  std::vector<Vel> vel;
-  std::vector<Hp> hp;
-  std::vector<std::uint32_t> slot;
-  void push(std::uint32_t s, const Pos& p, const Vel& v, const Hp* h) {
-    slot.push_back(s);
-    pos.push_back(p);
-    vel.push_back(v);
-    if (h) hp.push_back(*h);
-  }
-  void swap_remove(std::uint32_t row, std::vector<std::uint32_t>& index) {
-    const std::size_t last = slot.size() - 1;
-    slot[row] = slot[last];
-    pos[row] = pos[last];
-    vel[row] = vel[last];
-    if (!hp.empty()) hp[row] = hp[last];
-    index[slot[row]] = row;
-    slot.pop_back();
-    pos.pop_back();
-    vel.pop_back();
-    if (!hp.empty()) hp.pop_back();
-  }
-};
 
 void BM_raw_add_remove(benchmark::State& state) {
   const auto n = static_cast<std::uint32_t>(state.range(0));
@@ -482,25 +427,11 @@ void BM_cb_destroy(benchmark::State& state) {
 // The best raw loop: the same update over two plain 64-byte aligned arrays the compiler knows
 // do not overlap (the fastest loop either compiler emits for it).
 void BM_best_raw_pos_vel(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  Pos* pos = static_cast<Pos*>(::operator new[](n * sizeof(Pos), std::align_val_t{64}));
-  Vel* vel = static_cast<Vel*>(::operator new[](n * sizeof(Vel), std::align_val_t{64}));
-  for (std::size_t i = 0; i < n; ++i) {
-    pos[i] = make_pos(static_cast<std::uint32_t>(i));
-    vel[i] = make_vel();
-  }
-  auto update = [](Pos* __restrict p, const Vel* __restrict v, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) {
-      p[i].x += v[i].x;
-      p[i].y += v[i].y;
-    }
-  };
+  RawPosVel raw(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
-    update(pos, vel, n);
+    raw.update();
     benchmark::ClobberMemory();
   }
-  ::operator delete[](pos, std::align_val_t{64});
-  ::operator delete[](vel, std::align_val_t{64});
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
