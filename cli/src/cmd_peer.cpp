@@ -4,27 +4,18 @@
 // bind address); peer p owns player p, peers beyond the player count spectate. A bot plays
 // every local player. The frame loop runs at --tick-hz on the steady clock, follows the
 // session's wait recommendations (time sync) and records the confirmed history as a replay.
+// The match itself is rollback::UdpPeer (rollback/udp_peer.h); this checks, prints, exits.
 // Floats here are display only.
 #include "cmd_follow.h"
 #include "common.h"
 
-#include <lockstep/hash/durable_file.h>
-#include <lockstep/rollback/desync_bundle.h>
-#include <lockstep/rollback/lossy_transport.h>
-#include <lockstep/rollback/match_loop.h>
-#include <lockstep/rollback/peer_setup.h>
-#include <lockstep/rollback/relay.h>
-#include <lockstep/replay/resume.h>
-#include <lockstep/rollback/session.h>
-#include <lockstep/rollback/state_exchange.h>
-#include <lockstep/rollback/udp_transport.h>
+#include <lockstep/rollback/udp_peer.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <thread>
 
 namespace lockstep::cli {
 
@@ -87,56 +78,23 @@ struct PeerArgs {
 
 using Clock = std::chrono::steady_clock;
 
-// Everything a peer process owns for one match, built step by step by peer_cmd.
-struct PeerRun {
-  const replay::Sim* sim = nullptr;
-  std::vector<std::string> addresses;
-  std::uint32_t peers = 0;
-  replay::SimConfig config;
-  rollback::UdpTransport udp, xudp;  // the session's socket; the state exchange's (--bundle-dir)
-  bool exchange = false;
-  bool lossy = false;
-  rollback::MatchKeySource key_source = rollback::MatchKeySource::None;
-  std::unique_ptr<rollback::RelayServer> relay;           // --relay
-  std::unique_ptr<replay::GrowingFileSource> recording;  // what the relay serves
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();  // the process's start
-};
-
 int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
 
-// The world's players: as given, else as many as the sim accepts up to the number of peers.
-int choose_players(const PeerArgs& a, PeerRun& r) {
-  r.config.units = a.units;
-  r.config.seed = a.seed;
-  r.config.players = a.players != 0 ? a.players : std::min<std::uint32_t>(r.peers, 2);
-  for (std::uint32_t p = r.peers; a.players == 0 && p >= 1; --p) {
-    replay::SimConfig c = r.config;
-    c.players = p;
-    if (r.sim->check_config(c).ok()) {
-      r.config.players = p;
-      break;
-    }
-  }
-  if (r.config.players > r.peers) return fail(a, "--players must be <= the number of peers");
-  if (a.spectator && a.id < r.config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
-  if (!a.spectator && a.id >= r.config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
-  return kExitOk;
-}
-
-int check_args(const PeerArgs& a, PeerRun& r) {
+// The arguments' checks and the world's players (as given, else rollback::players_for_peers).
+int check_args(const PeerArgs& a, const replay::Sim& sim, std::vector<std::string>& addresses, replay::SimConfig& config) {
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
-  r.addresses = a.peers;
+  addresses = a.peers;
   if (!a.rendezvous.empty()) {
-    if (!r.addresses.empty()) return fail(a, "--rendezvous replaces --peers (use --count)");
-    r.addresses.assign(a.count, std::string());
+    if (!addresses.empty()) return fail(a, "--rendezvous replaces --peers (use --count)");
+    addresses.assign(a.count, std::string());
   }
-  r.peers = static_cast<std::uint32_t>(r.addresses.size());
-  if (r.peers < 2 || r.peers > rollback::kMaxSessionPeers)
+  const auto peers = static_cast<std::uint32_t>(addresses.size());
+  if (peers < 2 || peers > rollback::kMaxSessionPeers)
     return fail(a, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  if (a.id >= r.peers) return fail(a, "--id must be < the number of --peers");
+  if (a.id >= peers) return fail(a, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
     return fail(a, "times out of range");
@@ -145,114 +103,76 @@ int check_args(const PeerArgs& a, PeerRun& r) {
   if (!a.relay.empty() && a.record.empty()) return fail(a, "--relay serves the recording: give --record FILE too");
   if (!a.record.empty() && a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
     return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.hash_interval) + ")");
-  return choose_players(a, r);
-}
-
-// The state exchange's address of every peer (--bundle-dir); "" or the reason they are unusable.
-std::string exchange_peers(const PeerArgs& a, const PeerRun& r, std::vector<std::string>& out) {
-  out = a.exchange_peers;
-  if (!a.rendezvous.empty()) {
-    if (!out.empty()) return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
-    out.assign(r.peers, std::string());
-  } else if (out.empty()) {
-    out = rollback::exchange_addresses(r.addresses);
-    for (std::size_t q = 0; q < out.size(); ++q)
-      if (out[q].empty()) return "--bundle-dir: cannot derive an exchange port from '" + r.addresses[q] + "' (give --exchange-peers)";
-  }
-  if (out.size() != r.peers) return "--exchange-peers needs one address per peer, in peer-id order";
-  return {};
-}
-
-// Binds the session socket (and the exchange's), then with --rendezvous learns the others' addresses.
-int open_sockets(const PeerArgs& a, PeerRun& r) {
-  rollback::PeerSocketsConfig pc;
-  pc.local_peer = a.id;
-  pc.session_id = a.session_id;
-  pc.peers = r.addresses;
-  pc.bind = a.bind;
-  pc.loopback_only = !a.allow_remote;
-  pc.rendezvous = !a.rendezvous.empty();
-  r.exchange = !a.bundle_dir.empty();
-  std::vector<std::string> xaddresses;
-  const std::string bad_exchange = r.exchange ? exchange_peers(a, r, xaddresses) : std::string();
-  if (bad_exchange.empty()) pc.exchange_peers = xaddresses;
-  if (std::string e = rollback::open_peer_sockets(pc, r.udp, r.xudp); !e.empty()) return fail(a, e);
-  if (!bad_exchange.empty()) return fail(a, bad_exchange);
-  if (a.rendezvous.empty()) return kExitOk;
-  const std::string e = rollback::rendezvous_in_directory(a.rendezvous, a.id, r.peers,
-                                                          static_cast<std::uint64_t>(a.sync_timeout_s * 1e6), r.udp,
-                                                          r.exchange ? &r.xudp : nullptr);
-  return e.empty() ? kExitOk : fail(a, e);
-}
-
-int session_config(const PeerArgs& a, PeerRun& r, rollback::SessionConfig& sc) {
-  rollback::PeerSessionOptions o;
-  o.peers = r.peers;
-  o.players = r.config.players;
-  o.local_peer = a.id;
-  o.spectator = a.spectator;
-  o.key_file = a.key_file;
-  o.no_auth = a.no_auth;
-  o.session_id = a.session_id;
-  o.input_delay = a.input_delay;
-  o.max_prediction = a.max_prediction;
-  o.hash_interval = a.hash_interval;
-  o.sync_roundtrips = a.sync_roundtrips;
-  o.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
-  o.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
-  o.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
-  o.max_frame_advantage = a.max_frame_advantage;
-  o.kept_desyncs = a.keep_desyncs;
-  o.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
-  if (std::string why = rollback::peer_session_config(o, sc, r.key_source); !why.empty()) return fail(a, why);
-  if (a.no_auth)
-    std::fprintf(stderr, "lockstep peer %u: WARNING: --no-auth: messages are not authenticated; anyone who can send "
-                 "to this port can inject inputs or expel a peer (docs/rollback.md, \"Threat model\")\n", a.id);
-  else if (r.key_source == rollback::MatchKeySource::DerivedFromSessionId)
-    std::fprintf(stderr, "lockstep peer %u: WARNING: no --key-file: the match key is derived from --session-id, which "
-                 "is no secret (INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")\n", a.id);
+  config.units = a.units;
+  config.seed = a.seed;
+  config.players = a.players != 0 ? a.players : rollback::players_for_peers(sim, config, peers);
+  if (config.players > peers) return fail(a, "--players must be <= the number of peers");
+  if (a.spectator && a.id < config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.spectator && a.id >= config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
   return kExitOk;
 }
 
-// The relay serves the recording file as the recorder writes it, with the match's key.
-int open_relay(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc) {
-  rollback::RelayConfig rc = rollback::relay_config_for(sc, a.relay, !a.allow_remote);
-  rc.max_subscribers = a.relay_slots;
-  r.relay = std::make_unique<rollback::RelayServer>();
-  std::string error;
-  if (!r.relay->open(rc, error)) return fail(a, "--relay " + a.relay + ": " + error);
-  r.recording = std::make_unique<replay::GrowingFileSource>(a.record);
-  std::fprintf(stderr, "lockstep peer %u: relaying the recording to watchers at %s\n", a.id, r.relay->local_address().c_str());
-  return kExitOk;
+// The checked arguments as the library's options (times in microseconds).
+rollback::UdpPeerOptions peer_options(const PeerArgs& a, std::vector<std::string> addresses, const replay::SimConfig& config) {
+  rollback::UdpPeerOptions o;
+  rollback::PeerSessionOptions& s = o.session;
+  s.peers = static_cast<std::uint32_t>(addresses.size());
+  s.players = config.players;
+  s.local_peer = a.id;
+  s.spectator = a.spectator;
+  s.key_file = a.key_file;
+  s.no_auth = a.no_auth;
+  s.session_id = a.session_id;
+  s.input_delay = a.input_delay;
+  s.max_prediction = a.max_prediction;
+  s.hash_interval = a.hash_interval;
+  s.sync_roundtrips = a.sync_roundtrips;
+  s.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
+  s.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
+  s.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
+  s.max_frame_advantage = a.max_frame_advantage;
+  s.kept_desyncs = a.keep_desyncs;
+  s.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
+  o.config = config;
+  o.addresses = std::move(addresses);
+  o.bind = a.bind;
+  o.rendezvous = a.rendezvous;
+  o.loopback_only = !a.allow_remote;
+  o.bot_seed = a.bot_given ? a.bot : a.seed;
+  o.ticks = a.ticks;
+  o.tick_hz = a.tick_hz;
+  o.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
+  o.linger_us = static_cast<std::uint64_t>(a.linger_ms * 1000);
+  o.lossy.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
+  o.lossy.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
+  o.lossy.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
+  o.lossy.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
+  o.record = a.record;
+  o.checkpoint_every = a.checkpoint_every;
+  o.bundle_dir = a.bundle_dir;
+  o.exchange_peers = a.exchange_peers;
+  o.exchange_wait_us = static_cast<std::uint64_t>(a.exchange_wait_ms * 1000);
+  o.relay = a.relay;
+  o.relay_slots = a.relay_slots;
+  o.relay_linger_us = static_cast<std::uint64_t>(a.relay_linger_s * 1e6);
+  o.rejoin = a.rejoin;
+  o.delay_frames = a.delay_frames;
+  o.catchup_speed = a.catchup_speed;
+  return o;
 }
 
-// --rejoin: the survivor's confirmed history, fetched from its relay, replayed (every hash
-// checked) into `runner` and, with --record, into our own recording.
-int replay_history(const PeerArgs& a, PeerRun& r, const rollback::SessionConfig& sc, replay::Runner& runner,
-                   replay::ReplayRecorder& recorder) {
-  const rollback::RelayConfig rc = a.allow_remote ? rollback::relay_config_for(sc, "0.0.0.0:0", false)
-                                                  : rollback::relay_config_for(sc, rollback::RelayConfig{}.bind, true);
-  rollback::RejoinFailure why;
-  if (!rollback::rejoin_from_relay(a.rejoin, rc, static_cast<std::uint32_t>(a.sync_timeout_s * 1000), *r.sim, r.config,
-                                   runner, a.record, recorder, why)) {
-    const std::string message = "--rejoin " + a.rejoin + ": " + why.message;
-    if (why.kind == rollback::RejoinFailure::Kind::Recording) return report_error(a.json, kExitBadInput, message, &why.file);
-    if (why.kind == rollback::RejoinFailure::Kind::OtherMatch)
-      return fail(a, message + "; give the same --sim, --players, --units and --seed as before the restart");
-    return fail(a, message);
-  }
-  std::fprintf(stderr, "lockstep peer %u: replayed the survivor's confirmed history to tick %llu; asking to rejoin\n", a.id,
-               static_cast<unsigned long long>(runner.world().tick()));
-  return kExitOk;
-}
-
-// Bots play the local players; the session's events are reported on stderr.
-class BotHost final : public rollback::BotMatchHost {
+// stderr: the peer's log lines and session events, the rejoin's timing and the --status line
+// (ping, frame advantage and rollbacks per second of every other peer).
+class PeerPrinter final : public rollback::UdpPeerObserver {
  public:
-  BotHost(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const Clock::time_point& t0)
-      : BotMatchHost(*r.sim, r.config, a.bot_given ? a.bot : a.seed, session), a_(a), t0_(t0), started_(r.started) {}
+  PeerPrinter(const PeerArgs& a, rollback::UdpPeer& peer) : a_(a), peer_(peer) {}
   std::uint64_t rejoined_at = ~std::uint64_t{0};
   double rejoined_after_s = -1;  // seconds from the process's start to the Rejoined event
+  Clock::time_point t0;          // the frame loop's start
+
+  void on_log(std::string_view line) override {
+    std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.id, static_cast<int>(line.size()), line.data());
+  }
   void on_event(const rollback::SessionEvent& e) override {
     if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.id) {
       rejoined_at = e.tick;
@@ -260,38 +180,29 @@ class BotHost final : public rollback::BotMatchHost {
     }
     if (e.kind == rollback::SessionEventKind::Running)
       std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a_.id,
-                   std::chrono::duration<double>(Clock::now() - t0_).count());
+                   std::chrono::duration<double>(Clock::now() - t0).count());
     const std::string line = rollback::describe_session_event(e);
-    if (!line.empty()) std::fprintf(stderr, "lockstep peer %u: %s\n", a_.id, line.c_str());
+    if (!line.empty()) on_log(line);
   }
-
- private:
-  const PeerArgs& a_;
-  const Clock::time_point& t0_;
-  Clock::time_point started_;
-};
-
-// The --status line: ping, frame advantage and rollbacks per second of every other peer.
-class StatusLine {
- public:
-  void maybe_print(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session) {
+  void on_frame() override {
     const auto wall = Clock::now();
     const double dt = std::chrono::duration<double>(wall - last_).count();
-    if (!a.status || dt < 0.25) return;
-    const std::uint64_t window = session.stats().rollbacks - last_rollbacks_;
-    last_rollbacks_ = session.stats().rollbacks;
+    if (!a_.status || dt < 0.25) return;
+    rollback::RollbackSession& session = peer_.session();
+    const rollback::SessionStats& ss = session.stats();
+    const std::uint64_t window = ss.rollbacks - last_rollbacks_;
+    last_rollbacks_ = ss.rollbacks;
     last_ = wall;
     std::string line;
-    for (std::uint32_t q = 0; q < r.peers; ++q) {
-      if (q == a.id) continue;
+    for (std::uint32_t q = 0; q < peer_.options().session.peers; ++q) {
+      if (q == a_.id) continue;
       const rollback::PeerStatus ps = session.peer_status(q);
       char b[96];
       std::snprintf(b, sizeof b, " | p%u %s ping %.0f ms adv %+d", q, rollback::peer_state_name(ps.state), ps.rtt_us / 1000.0,
                     ps.frame_advantage);
       line += b;
     }
-    const rollback::SessionStats& ss = session.stats();
-    std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ", a.id,
+    std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ", a_.id,
                  rollback::wire_security_name(session.config().security), static_cast<unsigned long long>(session.current_tick()),
                  static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(window) / dt,
                  static_cast<unsigned long long>(ss.dropped_auth), static_cast<unsigned long long>(ss.dropped_replay), line.c_str());
@@ -299,197 +210,73 @@ class StatusLine {
   }
 
  private:
+  const PeerArgs& a_;
+  rollback::UdpPeer& peer_;
+  Clock::time_point started_ = Clock::now();  // the process's start (near enough: before the sockets)
   Clock::time_point last_ = Clock::now();
   std::uint64_t last_rollbacks_ = 0;
 };
 
-// Writes every kept desync's bundle; `path`/`remote_state` describe the first.
-int write_bundles(const PeerArgs& a, rollback::MatchLoop& loop, std::string& path, bool& remote_state) {
-  rollback::DesyncBundles d = loop.desync_bundles("peer" + std::to_string(a.id));
-  remote_state = d.remote_state;
-  for (std::size_t i = 0; i < d.bundles.size(); ++i) {
-    std::string written;
-    const FileStatus fs = inspect::write_bundle(a.bundle_dir, d.bundles[i], written);
-    if (!fs.ok()) return fail(a, fs.message);
-    if (i == 0) {
-      path = written;
-      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (%s)\n", a.id, written.c_str(), d.note.c_str());
-    } else {
-      std::fprintf(stderr, "lockstep peer %u: desync bundle %s (desync %zu of %zu kept: its hashes only)\n", a.id,
-                   written.c_str(), i + 1, d.bundles.size());
-    }
-  }
-  return kExitOk;
-}
-
-struct PeerOutcome {
-  int exit_code = kExitOk;
-  std::uint64_t rejoin_tick = ~std::uint64_t{0};  // this process rejoined: its player's return tick
-  double rejoined_after_s = -1;
-  std::string failure, recorded, bundle_path;
-  bool bundle_remote_state = false;
-  bool finished = false;
-};
-
-void print_result(const PeerArgs& a, const PeerRun& r, rollback::RollbackSession& session, const rollback::MatchLoop& loop,
-                  const rollback::LossyTransport& wrapped, const rollback::StateExchange* ex, const PeerOutcome& o) {
+void print_result(const PeerArgs& a, rollback::UdpPeer& peer, const PeerPrinter& printer, int exit_code,
+                  const std::string& failure) {
+  rollback::RollbackSession& session = peer.session();
   const rollback::SessionStats& s = session.stats();
   const std::string final_hash = hex(session.runner().hash().total);
   if (!a.json) {
     std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
                 "%llu frames waited (time sync), final hash %s\n",
-                a.id, o.exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
+                a.id, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
                 static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
                 static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
-                static_cast<unsigned long long>(loop.stats().waited_frames), final_hash.c_str());
-    if (!o.recorded.empty()) std::printf("recorded the confirmed match to %s\n", o.recorded.c_str());
+                static_cast<unsigned long long>(peer.loop().stats().waited_frames), final_hash.c_str());
+    if (!a.record.empty()) std::printf("recorded the confirmed match to %s\n", a.record.c_str());
     return;
   }
   Json j;
-  j.begin().field("ok", o.exit_code == kExitOk).field("exit", o.exit_code).field("peer", a.id).field("peers", r.peers)
+  j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.id).field("peers", peer.options().session.peers)
       .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
-      .field("finished", o.finished).field("final_hash", final_hash);
-  rollback::append_match_fields(j, session, loop, r.udp.stats(), wrapped.stats().lost, rollback::match_key_source_name(r.key_source));
-  if (o.rejoin_tick != ~std::uint64_t{0})
-    j.field("rejoin_tick", o.rejoin_tick).field("rejoined_after_ms", static_cast<std::uint64_t>(o.rejoined_after_s * 1000));
-  if (!o.recorded.empty()) j.field("record", o.recorded);
-  if (!o.bundle_path.empty()) j.field("bundle", o.bundle_path).field("bundle_remote_state", o.bundle_remote_state);
-  if (ex != nullptr) j.field("states_served", ex->requests_served());
-  if (r.relay != nullptr) rollback::append_relay_fields(j, *r.relay);
-  if (!o.failure.empty()) j.field("error", o.failure);
+      .field("finished", peer.finished()).field("final_hash", final_hash);
+  rollback::append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(),
+                                rollback::match_key_source_name(peer.key_source()));
+  if (printer.rejoined_at != ~std::uint64_t{0})
+    j.field("rejoin_tick", printer.rejoined_at).field("rejoined_after_ms", static_cast<std::uint64_t>(printer.rejoined_after_s * 1000));
+  if (!a.record.empty()) j.field("record", a.record);
+  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
+  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
+  if (peer.relay() != nullptr) rollback::append_relay_fields(j, *peer.relay());
+  if (!failure.empty()) j.field("error", failure);
   j.end();
   std::printf("%s\n", j.str().c_str());
 }
 
-// Runs the frame loop until the match is over, the session fails or --max-seconds passes.
-void play(const PeerArgs& a, PeerRun& r, rollback::RollbackSession& session, rollback::MatchLoop& loop,
-          rollback::LossyTransport& wrapped, PeerOutcome& o) {
-  rollback::FramePacer pacer(a.tick_hz);
-  const Clock::time_point t0 = Clock::now();
-  BotHost host(a, r, session, t0);
-  StatusLine status;
-  struct KeepRejoinTick {  // whichever way the loop ends
-    PeerOutcome& o;
-    const BotHost& host;
-    ~KeepRejoinTick() {
-      o.rejoin_tick = host.rejoined_at;
-      o.rejoined_after_s = host.rejoined_after_s;
-    }
-  } keep{o, host};
-  for (;;) {
-    const std::uint64_t now_us = pacer.now_us();
-    if (static_cast<double>(now_us) > a.max_seconds * 1e6) {
-      o.failure = "the match did not finish within --max-seconds (confirmed " + std::to_string(session.confirmed_tick()) +
-                  " of " + std::to_string(a.ticks) + " ticks)";
-      o.exit_code = kExitMismatch;
-      return;
-    }
-    if (r.lossy) wrapped.pump(now_us);
-    const Status st = loop.frame(now_us, host);
-    if (!st.ok()) {
-      o.failure = st.message();
-      o.exit_code = st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError ? kExitBadInput : kExitMismatch;
-      return;
-    }
-    if (loop.finished()) return;  // confirmed, acknowledged, answered late acks
-    if (r.relay != nullptr) (void)r.relay->poll(*r.recording);  // the file is read again next frame
-    status.maybe_print(a, r, session);
-    pacer.wait_next_frame();
-  }
-}
-
-// --record: the confirmed history goes to the recorder (a rejoiner's already holds the history).
-int start_recording(const PeerArgs& a, const PeerRun& r, replay::Runner& runner, rollback::RollbackSession& session,
-                    replay::ReplayRecorder& recorder, std::unique_ptr<rollback::RecorderSink>& sink) {
-  if (a.record.empty()) return kExitOk;
-  if (a.rejoin.empty()) {
-    const replay::ReplayHeader header = replay::make_header(
-        *r.sim, r.config, runner.world().storage(),
-        replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
-            (a.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
-        replay::kDefaultBlockTicks, a.checkpoint_every);
-    replay::ReplayStatus st = recorder.open(a.record, header);
-    if (st.ok()) st = recorder.initial(runner.hash());
-    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message, &st);
-  }
-  sink = std::make_unique<rollback::RecorderSink>(recorder, a.checkpoint_every);
-  session.set_confirmed_sink(sink.get());
-  return kExitOk;
-}
-
+// Setup, frame loop and bundles are rollback::UdpPeer; this checks, prints and sets the exit code.
 int peer_cmd(const PeerArgs& given) {
-  PeerRun r;
-  r.sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
-  if (r.sim == nullptr) return fail(given, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
+  const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
+  if (sim == nullptr) return fail(given, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
   PeerArgs a = given;
-  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(r.sim->tick_hz(), 1, 2000);
-  if (int rc = check_args(a, r); rc != kExitOk) return rc;
-  replay::Runner runner(*r.sim, r.config);
-  if (!runner.status().ok()) return fail(a, std::string("cannot build the world: ") + runner.status().message());
-  if (int rc = open_sockets(a, r); rc != kExitOk) return rc;
-
-  rollback::LossyConfig lc;
-  lc.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
-  lc.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
-  lc.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
-  lc.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
-  r.lossy = lc.latency_us != 0 || lc.jitter_us != 0 || lc.loss_ppm != 0;
-  rollback::LossyTransport wrapped(r.udp, lc);
-  rollback::Transport& transport = r.lossy ? static_cast<rollback::Transport&>(wrapped) : r.udp;
-
-  rollback::SessionConfig sc;
-  if (int rc = session_config(a, r, sc); rc != kExitOk) return rc;
-  replay::ReplayRecorder recorder;
-  if (!a.rejoin.empty()) {
-    if (int rc = replay_history(a, r, sc, runner, recorder); rc != kExitOk) return rc;
-    sc.rejoin = true;
-  }
-  rollback::RollbackSession session(runner, sc, &transport);
-  if (!session.status().ok()) return fail(a, std::string("cannot start the session: ") + session.status().message());
-
-  std::unique_ptr<rollback::RecorderSink> sink;
-  if (int rc = start_recording(a, r, runner, session, recorder, sink); rc != kExitOk) return rc;
-  if (!a.relay.empty())
-    if (int rc = open_relay(a, r, sc); rc != kExitOk) return rc;
-
-  rollback::MatchLoopConfig mc;
-  mc.end_tick = a.ticks;
-  mc.linger_us = static_cast<std::uint64_t>(a.linger_ms * 1000);
-  mc.spectator = a.spectator;
-  mc.spectator_delay_ticks = a.delay_frames;
-  mc.catchup_speed = a.catchup_speed;
-  mc.exchange_wait_us = static_cast<std::uint64_t>(a.exchange_wait_ms * 1000);
-  rollback::MatchLoop loop(session, mc);
-  std::unique_ptr<rollback::StateExchange> ex;
-  if (r.exchange) {
-    ex = std::make_unique<rollback::StateExchange>(r.xudp);
-    loop.attach_state_exchange(*ex);
-  }
-
-  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id, r.peers,
-               a.sim.c_str(), r.udp.local_address().c_str(), r.config.players, static_cast<unsigned long long>(a.ticks),
-               a.tick_hz, rollback::wire_security_name(sc.security), r.lossy ? " (lossy link emulation on outgoing packets)" : "");
-  PeerOutcome o;
-  play(a, r, session, loop, wrapped, o);
+  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
+  std::vector<std::string> addresses;
+  replay::SimConfig config;
+  if (int rc = check_args(a, *sim, addresses, config); rc != kExitOk) return rc;
+  rollback::UdpPeer peer(*sim, peer_options(a, std::move(addresses), config));
+  PeerPrinter printer(a, peer);
+  if (auto f = peer.open(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
+  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id,
+               peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), config.players,
+               static_cast<unsigned long long>(a.ticks), a.tick_hz, rollback::wire_security_name(peer.session().config().security),
+               peer.lossy() ? " (lossy link emulation on outgoing packets)" : "");
+  printer.t0 = Clock::now();
+  const rollback::UdpPeerPlay played = peer.play(printer);
   if (a.status) std::fprintf(stderr, "\n");
-
-  // Desync bundles: this peer's state and hashes of the desync tick, and the remote's state
-  // when the exchange brought it (else its hashes only, and the reason in the report).
-  if (ex != nullptr && session.has_desync())
-    if (int rc = write_bundles(a, loop, o.bundle_path, o.bundle_remote_state); rc != kExitOk) return rc;
-  if (sink != nullptr) {
-    replay::ReplayStatus rs = sink->status();
-    if (rs.ok()) rs = recorder.close();
-    if (!rs.ok()) return report_error(a.json, kExitBadInput, rs.message, &rs);
-    o.recorded = a.record;
-    if (r.relay != nullptr) (void)r.relay->finish(*r.recording, static_cast<std::uint64_t>(a.relay_linger_s * 1e6));
-  }
-  o.finished = session.confirmed_tick() >= a.ticks;
-  if (o.exit_code == kExitOk && (!o.finished || loop.stats().desyncs != 0)) o.exit_code = kExitMismatch;
-  if (loop.stats().desyncs != 0) o.failure = "DESYNC: " + loop.first_desync();
-  print_result(a, r, session, loop, wrapped, ex.get(), o);
-  if (!o.failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, o.failure.c_str());
-  return o.exit_code;
+  if (auto f = peer.finish(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
+  int exit_code = played.failure.empty() ? kExitOk : played.bad_input ? kExitBadInput : kExitMismatch;
+  std::string failure = played.failure;
+  const std::uint64_t desyncs = peer.loop().stats().desyncs;
+  if (exit_code == kExitOk && (!peer.finished() || desyncs != 0)) exit_code = kExitMismatch;
+  if (desyncs != 0) failure = "DESYNC: " + peer.loop().first_desync();
+  print_result(a, peer, printer, exit_code, failure);
+  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, failure.c_str());
+  return exit_code;
 }
 }  // namespace
 
