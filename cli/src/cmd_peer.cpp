@@ -20,60 +20,30 @@
 namespace lockstep::cli {
 
 namespace {
+// The options as typed: those in the library's units straight into `o`, the rest (times in
+// seconds or milliseconds, the peer list, the requested players) converted by peer_options.
 struct PeerArgs {
+  rollback::UdpPeerOptions o = defaults();
   std::string sim;
-  std::uint32_t id = 0;
   std::vector<std::string> peers;
-  std::string bind;  // default: peers[id]
-  std::string rendezvous;  // directory where the peers publish the addresses they bound
-  std::uint32_t count = 0;
-  std::uint32_t players = 0;
-  std::uint32_t units = 0;
-  std::uint64_t seed = 1;
+  std::uint32_t count = 0;    // with --rendezvous
+  std::uint32_t players = 0;  // 0: rollback::players_for_peers
   std::uint64_t bot = 0;
   bool bot_given = false;
-  std::uint64_t ticks = 1800;
-  std::uint32_t tick_hz = 0;  // 0: the sim's rate (Sim::tick_hz)
-  std::uint32_t input_delay = 2;
-  std::uint32_t max_prediction = 8;
-  std::uint32_t hash_interval = 16;
-  std::uint32_t session_id = 1;
-  // Wire security (docs/rollback.md, "Threat model"): a key file, else a key derived from
-  // --session-id (insecure, loudly), or --no-auth.
-  std::string key_file;
-  bool no_auth = false;
-  std::uint32_t sync_roundtrips = 5;
-  double sync_timeout_s = 10;
-  double notify_ms = 250;
-  double disconnect_ms = 1500;
-  std::uint32_t max_frame_advantage = 3;
+  double sync_timeout_s = 10, notify_ms = 250, disconnect_ms = 1500;
   double latency_ms = 0, jitter_ms = 0, loss = 0;
   std::uint64_t net_seed = 0;
-  double max_seconds = 120;
-  double linger_ms = 300;
-  std::string record;
-  std::uint32_t checkpoint_every = 0;  // CKPT blocks in the recording (late watchers start there)
-  // Desync bundles with both sides: a second UDP socket per peer serves this peer's kept
-  // states and fetches the remote's state of the desync tick (rollback/state_exchange.h).
-  std::string bundle_dir;
-  std::vector<std::string> exchange_peers;  // default: every --peers address with port + 1
-  double exchange_wait_ms = 3000;
-  std::uint32_t keep_desyncs = 1;  // bundles for the first desync and the next N − 1
-  // Host-fed spectators (rollback/relay.h): serve the recording being written to up to 32
-  // watchers (`spectate --host`) from a socket of its own.
-  std::string relay;
-  std::uint32_t relay_slots = rollback::kRelayMaxSubscribers;
-  // Rejoin (docs/rollback.md, "Rejoin"): this process restarts a peer that crashed; it fetches
-  // the confirmed history from the survivor's relay at this address and asks to play again.
-  std::string rejoin;
-  double relay_linger_s = 10;
+  double max_seconds = 120, linger_ms = 300, exchange_wait_ms = 3000, relay_linger_s = 10;
   bool status = false;
   bool json = false;
   bool allow_remote = false;
-  // lockstep spectate: a peer without players that simulates confirmed ticks only.
-  bool spectator = false;
-  std::uint32_t delay_frames = 0;     // stay this many ticks behind the players
-  std::uint32_t catchup_speed = 4;    // ticks per frame when further behind than delay + 2·catchup
+
+  static rollback::UdpPeerOptions defaults() {
+    rollback::UdpPeerOptions o;
+    o.config.seed = 1;
+    o.tick_hz = 0;  // the sim's rate (Sim::tick_hz)
+    return o;
+  }
 };
 
 using Clock = std::chrono::steady_clock;
@@ -82,82 +52,56 @@ int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json
 
 // The arguments' checks and the world's players (as given, else rollback::players_for_peers).
 int check_args(const PeerArgs& a, const replay::Sim& sim, std::vector<std::string>& addresses, replay::SimConfig& config) {
-  if (!a.record.empty())
-    if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
-  if (!a.bundle_dir.empty())
-    if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
+  if (!a.o.record.empty())
+    if (int rc = check_output(a.o.record, a.json); rc != kExitOk) return rc;
+  if (!a.o.bundle_dir.empty())
+    if (int rc = check_output_dir("--bundle-dir", a.o.bundle_dir, a.json); rc != kExitOk) return rc;
   addresses = a.peers;
-  if (!a.rendezvous.empty()) {
+  if (!a.o.rendezvous.empty()) {
     if (!addresses.empty()) return fail(a, "--rendezvous replaces --peers (use --count)");
     addresses.assign(a.count, std::string());
   }
   const auto peers = static_cast<std::uint32_t>(addresses.size());
   if (peers < 2 || peers > rollback::kMaxSessionPeers)
     return fail(a, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  if (a.id >= peers) return fail(a, "--id must be < the number of --peers");
+  if (a.o.session.local_peer >= peers) return fail(a, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
     return fail(a, "times out of range");
   if (!(a.loss >= 0.0 && a.loss < 1.0)) return fail(a, "--loss must be in 0..1 (exclusive)");
-  if (a.no_auth && !a.key_file.empty()) return fail(a, "--no-auth and --key-file exclude each other");
-  if (!a.relay.empty() && a.record.empty()) return fail(a, "--relay serves the recording: give --record FILE too");
-  if (!a.record.empty() && a.checkpoint_every != 0 && (a.hash_interval == 0 || a.checkpoint_every % a.hash_interval != 0))
-    return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.hash_interval) + ")");
-  config.units = a.units;
-  config.seed = a.seed;
+  if (a.o.session.no_auth && !a.o.session.key_file.empty()) return fail(a, "--no-auth and --key-file exclude each other");
+  if (!a.o.relay.empty() && a.o.record.empty()) return fail(a, "--relay serves the recording: give --record FILE too");
+  if (!a.o.record.empty() && a.o.checkpoint_every != 0 && (a.o.session.hash_interval == 0 || a.o.checkpoint_every % a.o.session.hash_interval != 0))
+    return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.o.session.hash_interval) + ")");
+  config = a.o.config;
   config.players = a.players != 0 ? a.players : rollback::players_for_peers(sim, config, peers);
   if (config.players > peers) return fail(a, "--players must be <= the number of peers");
-  if (a.spectator && a.id < config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
-  if (!a.spectator && a.id >= config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
+  if (a.o.session.spectator && a.o.session.local_peer < config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
+  if (!a.o.session.spectator && a.o.session.local_peer >= config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
   return kExitOk;
 }
 
-// The checked arguments as the library's options (times in microseconds).
+// The checked arguments as the library's options: the converted times and the computed parts.
 rollback::UdpPeerOptions peer_options(const PeerArgs& a, std::vector<std::string> addresses, const replay::SimConfig& config) {
-  rollback::UdpPeerOptions o;
-  rollback::PeerSessionOptions& s = o.session;
-  s.peers = static_cast<std::uint32_t>(addresses.size());
-  s.players = config.players;
-  s.local_peer = a.id;
-  s.spectator = a.spectator;
-  s.key_file = a.key_file;
-  s.no_auth = a.no_auth;
-  s.session_id = a.session_id;
-  s.input_delay = a.input_delay;
-  s.max_prediction = a.max_prediction;
-  s.hash_interval = a.hash_interval;
-  s.sync_roundtrips = a.sync_roundtrips;
-  s.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
-  s.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
-  s.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
-  s.max_frame_advantage = a.max_frame_advantage;
-  s.kept_desyncs = a.keep_desyncs;
-  s.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
+  rollback::UdpPeerOptions o = a.o;
+  o.session.peers = static_cast<std::uint32_t>(addresses.size());
+  o.session.players = config.players;
+  o.session.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
+  o.session.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
+  o.session.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
+  o.session.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
   o.config = config;
   o.addresses = std::move(addresses);
-  o.bind = a.bind;
-  o.rendezvous = a.rendezvous;
   o.loopback_only = !a.allow_remote;
-  o.bot_seed = a.bot_given ? a.bot : a.seed;
-  o.ticks = a.ticks;
-  o.tick_hz = a.tick_hz;
+  o.bot_seed = a.bot_given ? a.bot : a.o.config.seed;
   o.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
   o.linger_us = static_cast<std::uint64_t>(a.linger_ms * 1000);
   o.lossy.latency_us = static_cast<std::uint32_t>(std::llround(a.latency_ms * 1000));
   o.lossy.jitter_us = static_cast<std::uint32_t>(std::llround(a.jitter_ms * 1000));
   o.lossy.loss_ppm = static_cast<std::uint32_t>(std::llround(a.loss * 1e6));
-  o.lossy.seed = a.net_seed != 0 ? a.net_seed : a.seed * 1000003 + a.id;
-  o.record = a.record;
-  o.checkpoint_every = a.checkpoint_every;
-  o.bundle_dir = a.bundle_dir;
-  o.exchange_peers = a.exchange_peers;
+  o.lossy.seed = a.net_seed != 0 ? a.net_seed : a.o.config.seed * 1000003 + a.o.session.local_peer;
   o.exchange_wait_us = static_cast<std::uint64_t>(a.exchange_wait_ms * 1000);
-  o.relay = a.relay;
-  o.relay_slots = a.relay_slots;
   o.relay_linger_us = static_cast<std::uint64_t>(a.relay_linger_s * 1e6);
-  o.rejoin = a.rejoin;
-  o.delay_frames = a.delay_frames;
-  o.catchup_speed = a.catchup_speed;
   return o;
 }
 
@@ -171,15 +115,15 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   Clock::time_point t0;          // the frame loop's start
 
   void on_log(std::string_view line) override {
-    std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.id, static_cast<int>(line.size()), line.data());
+    std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
   }
   void on_event(const rollback::SessionEvent& e) override {
-    if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.id) {
+    if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.o.session.local_peer) {
       rejoined_at = e.tick;
       rejoined_after_s = std::chrono::duration<double>(Clock::now() - started_).count();
     }
     if (e.kind == rollback::SessionEventKind::Running)
-      std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a_.id,
+      std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a_.o.session.local_peer,
                    std::chrono::duration<double>(Clock::now() - t0).count());
     const std::string line = rollback::describe_session_event(e);
     if (!line.empty()) on_log(line);
@@ -195,14 +139,14 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
     last_ = wall;
     std::string line;
     for (std::uint32_t q = 0; q < peer_.options().session.peers; ++q) {
-      if (q == a_.id) continue;
+      if (q == a_.o.session.local_peer) continue;
       const rollback::PeerStatus ps = session.peer_status(q);
       char b[96];
       std::snprintf(b, sizeof b, " | p%u %s ping %.0f ms adv %+d", q, rollback::peer_state_name(ps.state), ps.rtt_us / 1000.0,
                     ps.frame_advantage);
       line += b;
     }
-    std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ", a_.id,
+    std::fprintf(stderr, "\r[peer %u] %s tick %llu confirmed %llu rollbacks/s %.0f dropped auth %llu replay %llu%s   ", a_.o.session.local_peer,
                  rollback::wire_security_name(session.config().security), static_cast<unsigned long long>(session.current_tick()),
                  static_cast<unsigned long long>(session.confirmed_tick()), static_cast<double>(window) / dt,
                  static_cast<unsigned long long>(ss.dropped_auth), static_cast<unsigned long long>(ss.dropped_replay), line.c_str());
@@ -225,22 +169,22 @@ void print_result(const PeerArgs& a, rollback::UdpPeer& peer, const PeerPrinter&
   if (!a.json) {
     std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
                 "%llu frames waited (time sync), final hash %s\n",
-                a.id, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
-                static_cast<unsigned long long>(a.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
+                a.o.session.local_peer, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
+                static_cast<unsigned long long>(a.o.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
                 static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
                 static_cast<unsigned long long>(peer.loop().stats().waited_frames), final_hash.c_str());
-    if (!a.record.empty()) std::printf("recorded the confirmed match to %s\n", a.record.c_str());
+    if (!a.o.record.empty()) std::printf("recorded the confirmed match to %s\n", a.o.record.c_str());
     return;
   }
   Json j;
-  j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.id).field("peers", peer.options().session.peers)
-      .field("sim", a.sim).field("ticks", a.ticks).field("confirmed_tick", session.confirmed_tick())
+  j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.o.session.local_peer).field("peers", peer.options().session.peers)
+      .field("sim", a.sim).field("ticks", a.o.ticks).field("confirmed_tick", session.confirmed_tick())
       .field("finished", peer.finished()).field("final_hash", final_hash);
   rollback::append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(),
                                 rollback::match_key_source_name(peer.key_source()));
   if (printer.rejoined_at != ~std::uint64_t{0})
     j.field("rejoin_tick", printer.rejoined_at).field("rejoined_after_ms", static_cast<std::uint64_t>(printer.rejoined_after_s * 1000));
-  if (!a.record.empty()) j.field("record", a.record);
+  if (!a.o.record.empty()) j.field("record", a.o.record);
   if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
   if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
   if (peer.relay() != nullptr) rollback::append_relay_fields(j, *peer.relay());
@@ -254,16 +198,16 @@ int peer_cmd(const PeerArgs& given) {
   const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
   if (sim == nullptr) return fail(given, "unknown sim '" + given.sim + "' (known: " + describe_sims() + ")");
   PeerArgs a = given;
-  if (a.tick_hz == 0) a.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
+  if (a.o.tick_hz == 0) a.o.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
   std::vector<std::string> addresses;
   replay::SimConfig config;
   if (int rc = check_args(a, *sim, addresses, config); rc != kExitOk) return rc;
   rollback::UdpPeer peer(*sim, peer_options(a, std::move(addresses), config));
   PeerPrinter printer(a, peer);
   if (auto f = peer.open(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
-  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.id,
+  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.o.session.local_peer,
                peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), config.players,
-               static_cast<unsigned long long>(a.ticks), a.tick_hz, rollback::wire_security_name(peer.session().config().security),
+               static_cast<unsigned long long>(a.o.ticks), a.o.tick_hz, rollback::wire_security_name(peer.session().config().security),
                peer.lossy() ? " (lossy link emulation on outgoing packets)" : "");
   printer.t0 = Clock::now();
   const rollback::UdpPeerPlay played = peer.play(printer);
@@ -275,7 +219,7 @@ int peer_cmd(const PeerArgs& given) {
   if (exit_code == kExitOk && (!peer.finished() || desyncs != 0)) exit_code = kExitMismatch;
   if (desyncs != 0) failure = "DESYNC: " + peer.loop().first_desync();
   print_result(a, peer, printer, exit_code, failure);
-  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.id, failure.c_str());
+  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.o.session.local_peer, failure.c_str());
   return exit_code;
 }
 }  // namespace
@@ -284,64 +228,64 @@ namespace {
 // `required`: --sim and --id (a spectator following a recording needs neither).
 void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required = true) {
   CLI::Option* sim = app->add_option("--sim", a->sim, "Sim name");
-  CLI::Option* id = app->add_option("--id", a->id, "This peer's id (index into --peers); peer p owns player p");
+  CLI::Option* id = app->add_option("--id", a->o.session.local_peer, "This peer's id (index into --peers); peer p owns player p");
   if (required) {
     sim->required();
     id->required();
   }
   app->add_option("--peers", a->peers, "Every peer's HOST:PORT or [HOST]:PORT, in peer-id order")->delimiter(',');
-  app->add_option("--rendezvous", a->rendezvous,
+  app->add_option("--rendezvous", a->o.rendezvous,
                   "Instead of --peers: bind --bind (default 127.0.0.1:0), publish the bound address as DIR/peerID.addr "
                   "and read the others' from there");
   app->add_option("--count", a->count, "Number of peers (with --rendezvous)");
-  app->add_option("--bind", a->bind, "Local address to bind (default: this peer's entry of --peers)");
+  app->add_option("--bind", a->o.bind, "Local address to bind (default: this peer's entry of --peers)");
   app->add_option("--players", a->players, "Players (default: as many as the sim accepts, up to the peers)");
-  app->add_option("--units", a->units, "Units, for sims that take it");
-  app->add_option("--seed", a->seed, "World seed (every peer must use the same)")->capture_default_str();
+  app->add_option("--units", a->o.config.units, "Units, for sims that take it");
+  app->add_option("--seed", a->o.config.seed, "World seed (every peer must use the same)")->capture_default_str();
   app->add_option("--bot", a->bot, "Bot seed (default: --seed)")->each([a](const std::string&) { a->bot_given = true; });
-  app->add_option("--ticks", a->ticks, "Ticks to play")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10000000}));
-  app->add_option("--tick-hz", a->tick_hz, "Frame rate of the loop (default: the sim's tick rate)")->check(CLI::Range(1u, 2000u));
-  app->add_option("--input-delay", a->input_delay, "Input delay (ticks; same on every peer)")->capture_default_str()->check(CLI::Range(0u, 64u));
-  app->add_option("--max-prediction", a->max_prediction, "Prediction window (ticks)")->capture_default_str()->check(CLI::Range(0u, 64u));
-  app->add_option("--hash-interval", a->hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
-  app->add_option("--session-id", a->session_id, "Match id: packets of other ids are dropped (no secret: it is sent in the clear)")->capture_default_str();
-  app->add_option("--key-file", a->key_file,
+  app->add_option("--ticks", a->o.ticks, "Ticks to play")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10000000}));
+  app->add_option("--tick-hz", a->o.tick_hz, "Frame rate of the loop (default: the sim's tick rate)")->check(CLI::Range(1u, 2000u));
+  app->add_option("--input-delay", a->o.session.input_delay, "Input delay (ticks; same on every peer)")->capture_default_str()->check(CLI::Range(0u, 64u));
+  app->add_option("--max-prediction", a->o.session.max_prediction, "Prediction window (ticks)")->capture_default_str()->check(CLI::Range(0u, 64u));
+  app->add_option("--hash-interval", a->o.session.hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
+  app->add_option("--session-id", a->o.session.session_id, "Match id: packets of other ids are dropped (no secret: it is sent in the clear)")->capture_default_str();
+  app->add_option("--key-file", a->o.session.key_file,
                   "The match's secret: 32 raw bytes or 64 hex digits, the same file on every peer; every message is "
                   "authenticated with it (without it the key is derived from --session-id: INSECURE, tests only)");
-  app->add_flag("--no-auth", a->no_auth, "Send and accept unauthenticated messages (LAN, tests): anyone can forge them");
-  app->add_option("--sync-roundtrips", a->sync_roundtrips, "Handshake round trips before tick 0")->capture_default_str()->check(CLI::Range(1u, 100u));
+  app->add_flag("--no-auth", a->o.session.no_auth, "Send and accept unauthenticated messages (LAN, tests): anyone can forge them");
+  app->add_option("--sync-roundtrips", a->o.session.sync_roundtrips, "Handshake round trips before tick 0")->capture_default_str()->check(CLI::Range(1u, 100u));
   app->add_option("--sync-timeout-s", a->sync_timeout_s, "Give up when the handshake takes longer")->capture_default_str();
   app->add_option("--notify-ms", a->notify_ms, "Silence before NetworkInterrupted")->capture_default_str();
   app->add_option("--disconnect-ms", a->disconnect_ms, "Silence before a peer is Disconnected")->capture_default_str();
-  app->add_option("--max-frame-advantage", a->max_frame_advantage, "Time sync: wait when this many frames ahead (0 = off)")->capture_default_str();
+  app->add_option("--max-frame-advantage", a->o.session.max_frame_advantage, "Time sync: wait when this many frames ahead (0 = off)")->capture_default_str();
   app->add_option("--latency-ms", a->latency_ms, "Emulated one-way latency added to outgoing packets")->capture_default_str();
   app->add_option("--jitter-ms", a->jitter_ms, "Emulated jitter (uniform ±)")->capture_default_str();
   app->add_option("--loss", a->loss, "Emulated loss of outgoing packets (0..1)")->capture_default_str();
   app->add_option("--net-seed", a->net_seed, "Seed of the emulated link (default: from --seed and --id)");
   app->add_option("--max-seconds", a->max_seconds, "Hard wall-clock limit (exit 1 when reached)")->capture_default_str();
   app->add_option("--linger-ms", a->linger_ms, "Keep answering after the match is confirmed and acknowledged")->capture_default_str();
-  app->add_option("--record", a->record, "Record the confirmed match as a replay file");
-  app->add_option("--checkpoint-every", a->checkpoint_every,
+  app->add_option("--record", a->o.record, "Record the confirmed match as a replay file");
+  app->add_option("--checkpoint-every", a->o.checkpoint_every,
                   "With --record: a checkpoint every N ticks (a multiple of --hash-interval), so that watchers "
                   "following the file (spectate --follow) start there")->capture_default_str();
-  app->add_option("--bundle-dir", a->bundle_dir,
+  app->add_option("--bundle-dir", a->o.bundle_dir,
                   "On a desync, write a bundle (docs/desync-hunting.md) with this peer's state and the remote's, fetched "
                   "over a second UDP socket; every peer should get it (it also serves its states)");
-  app->add_option("--exchange-peers", a->exchange_peers,
+  app->add_option("--exchange-peers", a->o.exchange_peers,
                   "State-exchange address of every peer, in peer-id order (default: each --peers address, port + 1; "
                   "with --rendezvous they are published)")->delimiter(',');
-  app->add_option("--keep-desyncs", a->keep_desyncs,
+  app->add_option("--keep-desyncs", a->o.session.kept_desyncs,
                   "With --bundle-dir: a bundle for the earliest divergent tick and for the next N-1 desynced hash checks")
       ->capture_default_str()->check(CLI::Range(1u, 64u));
   app->add_option("--exchange-wait-ms", a->exchange_wait_ms, "How long to wait for the remote's state after a desync")
       ->capture_default_str()->check(CLI::Range(0.0, 600000.0));
-  app->add_option("--relay", a->relay,
+  app->add_option("--relay", a->o.relay,
                   "Host-fed spectators: serve the recording (--record) to watchers ('spectate --host ADDR') from "
                   "this HOST:PORT (port 0: any); players send them nothing");
-  app->add_option("--rejoin", a->rejoin,
+  app->add_option("--rejoin", a->o.rejoin,
                   "Restart a crashed peer: fetch the confirmed history from the survivor's --relay HOST:PORT, replay it "
                   "(every hash checked) and ask to play again (two-peer matches; docs/rollback.md, \"Rejoin\")");
-  app->add_option("--relay-slots", a->relay_slots, "With --relay: watchers served at once")
+  app->add_option("--relay-slots", a->o.relay_slots, "With --relay: watchers served at once")
       ->capture_default_str()->check(CLI::Range(1u, rollback::kRelayMaxSubscribers));
   app->add_option("--relay-linger-s", a->relay_linger_s,
                   "With --relay: after the match, keep serving until every watcher has the end, at most this long")
@@ -354,14 +298,14 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
 
 Command add_spectate(CLI::App& root) {
   auto a = std::make_shared<PeerArgs>();
-  a->spectator = true;
+  a->o.session.spectator = true;
   auto f = std::make_shared<FollowArgs>();
   CLI::App* app = root.add_subcommand(
       "spectate", "Watch a rollback match: over UDP as a peer without players, or from its live recording (--follow)");
   add_common(app, a, false);
   add_follow_options(app, f);
-  app->add_option("--delay-frames", a->delay_frames, "Stay this many ticks behind the players")->capture_default_str();
-  app->add_option("--catchup-speed", a->catchup_speed, "Ticks per frame when further behind")->capture_default_str()
+  app->add_option("--delay-frames", a->o.delay_frames, "Stay this many ticks behind the players")->capture_default_str();
+  app->add_option("--catchup-speed", a->o.catchup_speed, "Ticks per frame when further behind")->capture_default_str()
       ->check(CLI::Range(1u, 64u));
   app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
               "like to any peer, and nobody waits for its simulation. Example:\n"
@@ -374,13 +318,13 @@ Command add_spectate(CLI::App& root) {
             if (!f->source.empty() || !f->host.empty()) {
               f->json = a->json;
               f->max_seconds = a->max_seconds;
-              f->relay = a->relay;
-              f->record = a->record;
-              f->key_file = a->key_file;
-              f->no_auth = a->no_auth;
+              f->relay = a->o.relay;
+              f->record = a->o.record;
+              f->key_file = a->o.session.key_file;
+              f->no_auth = a->o.session.no_auth;
               f->allow_remote = a->allow_remote;
-              f->session_id = a->session_id;
-              f->relay_slots = a->relay_slots;
+              f->session_id = a->o.session.session_id;
+              f->relay_slots = a->o.relay_slots;
               return follow_cmd(*f);
             }
             if (a->sim.empty() || app->count("--id") == 0)
