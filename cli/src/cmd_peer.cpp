@@ -161,38 +161,6 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   std::uint64_t last_rollbacks_ = 0;
 };
 
-void print_result(const PeerArgs& a, rollback::UdpPeer& peer, const PeerPrinter& printer, int exit_code,
-                  const std::string& failure) {
-  rollback::RollbackSession& session = peer.session();
-  const rollback::SessionStats& s = session.stats();
-  const std::string final_hash = hex(session.runner().hash().total);
-  if (!a.json) {
-    std::printf("peer %u: %s, confirmed %llu/%llu ticks, %llu rollbacks (max depth %u), %llu stalls, %llu hash checks, "
-                "%llu frames waited (time sync), final hash %s\n",
-                a.o.session.local_peer, exit_code == kExitOk ? "OK" : "FAILED", static_cast<unsigned long long>(session.confirmed_tick()),
-                static_cast<unsigned long long>(a.o.ticks), static_cast<unsigned long long>(s.rollbacks), s.max_rollback_depth,
-                static_cast<unsigned long long>(s.stalls), static_cast<unsigned long long>(s.hash_checks),
-                static_cast<unsigned long long>(peer.loop().stats().waited_frames), final_hash.c_str());
-    if (!a.o.record.empty()) std::printf("recorded the confirmed match to %s\n", a.o.record.c_str());
-    return;
-  }
-  Json j;
-  j.begin().field("ok", exit_code == kExitOk).field("exit", exit_code).field("peer", a.o.session.local_peer).field("peers", peer.options().session.peers)
-      .field("sim", a.sim).field("ticks", a.o.ticks).field("confirmed_tick", session.confirmed_tick())
-      .field("finished", peer.finished()).field("final_hash", final_hash);
-  rollback::append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(),
-                                rollback::match_key_source_name(peer.key_source()));
-  if (printer.rejoined_at != ~std::uint64_t{0})
-    j.field("rejoin_tick", printer.rejoined_at).field("rejoined_after_ms", static_cast<std::uint64_t>(printer.rejoined_after_s * 1000));
-  if (!a.o.record.empty()) j.field("record", a.o.record);
-  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
-  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
-  if (peer.relay() != nullptr) rollback::append_relay_fields(j, *peer.relay());
-  if (!failure.empty()) j.field("error", failure);
-  j.end();
-  std::printf("%s\n", j.str().c_str());
-}
-
 // Setup, frame loop and bundles are rollback::UdpPeer; this checks, prints and sets the exit code.
 int peer_cmd(const PeerArgs& given) {
   const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
@@ -213,14 +181,15 @@ int peer_cmd(const PeerArgs& given) {
   const rollback::UdpPeerPlay played = peer.play(printer);
   if (a.status) std::fprintf(stderr, "\n");
   if (auto f = peer.finish(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
-  int exit_code = played.failure.empty() ? kExitOk : played.bad_input ? kExitBadInput : kExitMismatch;
-  std::string failure = played.failure;
+  rollback::UdpPeerOutcome o{played.failure.empty() ? kExitOk : played.bad_input ? kExitBadInput : kExitMismatch,
+                            played.failure, a.sim, printer.rejoined_at, 0};
+  if (printer.rejoined_after_s >= 0) o.rejoined_after_ms = static_cast<std::uint64_t>(printer.rejoined_after_s * 1000);
   const std::uint64_t desyncs = peer.loop().stats().desyncs;
-  if (exit_code == kExitOk && (!peer.finished() || desyncs != 0)) exit_code = kExitMismatch;
-  if (desyncs != 0) failure = "DESYNC: " + peer.loop().first_desync();
-  print_result(a, peer, printer, exit_code, failure);
-  if (!failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.o.session.local_peer, failure.c_str());
-  return exit_code;
+  if (o.exit_code == kExitOk && (!peer.finished() || desyncs != 0)) o.exit_code = kExitMismatch;
+  if (desyncs != 0) o.failure = "DESYNC: " + peer.loop().first_desync();
+  std::fputs(rollback::udp_peer_report(peer, o, a.json).c_str(), stdout);
+  if (!o.failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.o.session.local_peer, o.failure.c_str());
+  return o.exit_code;
 }
 }  // namespace
 

@@ -1,5 +1,7 @@
 // One peer process of a match over UDP (udp_peer.h).
+#include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/replay/record.h>
 #include <lockstep/rollback/netsim_match.h>
 #include <lockstep/rollback/udp_peer.h>
@@ -196,6 +198,36 @@ std::optional<UdpPeerFailure> UdpPeer::finish(UdpPeerObserver& observer) {
     if (relay_ != nullptr) (void)relay_->finish(*recording_, o_.relay_linger_us);
   }
   return std::nullopt;
+}
+
+std::string udp_peer_report(UdpPeer& peer, const UdpPeerOutcome& outcome, bool json) {
+  const UdpPeerOptions& o = peer.options();
+  RollbackSession& session = peer.session();
+  const SessionStats& s = session.stats();
+  const std::string final_hash = to_hex(session.runner().hash().total);
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (!json) {
+    std::string out = "peer " + n(o.session.local_peer) + ": " + (outcome.exit_code == 0 ? "OK" : "FAILED") + ", confirmed " +
+                      n(session.confirmed_tick()) + "/" + n(o.ticks) + " ticks, " + n(s.rollbacks) + " rollbacks (max depth " +
+                      n(s.max_rollback_depth) + "), " + n(s.stalls) + " stalls, " + n(s.hash_checks) + " hash checks, " +
+                      n(peer.loop().stats().waited_frames) + " frames waited (time sync), final hash " + final_hash + "\n";
+    if (!o.record.empty()) out += "recorded the confirmed match to " + o.record + "\n";
+    return out;
+  }
+  inspect::JsonWriter j;
+  j.begin().field("ok", outcome.exit_code == 0).field("exit", outcome.exit_code).field("peer", o.session.local_peer)
+      .field("peers", o.session.peers).field("sim", outcome.sim).field("ticks", o.ticks)
+      .field("confirmed_tick", session.confirmed_tick()).field("finished", peer.finished()).field("final_hash", final_hash);
+  append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(), match_key_source_name(peer.key_source()));
+  if (outcome.rejoin_tick != ~std::uint64_t{0})
+    j.field("rejoin_tick", outcome.rejoin_tick).field("rejoined_after_ms", outcome.rejoined_after_ms);
+  if (!o.record.empty()) j.field("record", o.record);
+  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
+  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
+  if (peer.relay() != nullptr) append_relay_fields(j, *peer.relay());
+  if (!outcome.failure.empty()) j.field("error", outcome.failure);
+  j.end();
+  return j.str() + "\n";
 }
 
 }  // namespace lockstep::rollback

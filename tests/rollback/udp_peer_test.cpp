@@ -134,3 +134,40 @@ TEST(UdpPeer, AnUnusableRelayAddressFailsBeforeTheMatch) {
   EXPECT_EQ(f->message.rfind("--relay not an address: ", 0), 0u) << f->message;
   EXPECT_FALSE(f->file.has_value());
 }
+
+TEST(UdpPeer, TheReportAsTheToolPrintsIt) {
+  const std::string dir = scratch_dir("report");
+  UdpPeerOptions o0 = duel_peer(0, dir), o1 = duel_peer(1, dir);
+  o0.record.clear();
+  o1.record.clear();
+  o0.ticks = o1.ticks = 30;
+  UdpPeer p0(fixtures::duel_sim(), o0), p1(fixtures::duel_sim(), o1);
+  Lines l0, l1;
+  std::thread other([&] {
+    ASSERT_FALSE(p1.open(l1).has_value());
+    (void)p1.play(l1);
+  });
+  ASSERT_FALSE(p0.open(l0).has_value());
+  ASSERT_EQ(p0.play(l0).failure, "");
+  other.join();
+  ASSERT_FALSE(p0.finish(l0).has_value());
+  const SessionStats& s = p0.session().stats();
+  const std::string hash = to_hex(p0.session().runner().hash().total);
+  UdpPeerOutcome ok{0, "", "duel"};
+  EXPECT_EQ(udp_peer_report(p0, ok, false),
+            "peer 0: OK, confirmed 30/30 ticks, " + std::to_string(s.rollbacks) + " rollbacks (max depth " +
+                std::to_string(s.max_rollback_depth) + "), " + std::to_string(s.stalls) + " stalls, " +
+                std::to_string(s.hash_checks) + " hash checks, " + std::to_string(p0.loop().stats().waited_frames) +
+                " frames waited (time sync), final hash " + hash + "\n");
+  UdpPeerOutcome failed{1, "DESYNC: tick 9", "duel", 12, 345};
+  const std::string json = udp_peer_report(p0, failed, true);
+  EXPECT_EQ(json.rfind("{\"ok\":false,\"exit\":1,\"peer\":0,\"peers\":2,\"sim\":\"duel\",\"ticks\":30,\"confirmed_tick\":30,"
+                       "\"finished\":true,\"final_hash\":\"" + hash + "\",\"frames\":",
+                       0),
+            0u)
+      << json;
+  EXPECT_NE(json.find(",\"key\":\"none\","), std::string::npos) << json;
+  const std::string tail = ",\"rejoin_tick\":12,\"rejoined_after_ms\":345,\"error\":\"DESYNC: tick 9\"}\n";
+  ASSERT_GE(json.size(), tail.size());
+  EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
+}

@@ -146,4 +146,21 @@ class UdpPeer {
   bool bundle_remote_state_ = false;
 };
 
+// What the caller decided about a finished peer, for udp_peer_report.
+struct UdpPeerOutcome {
+  int exit_code = 0;            // the tool's: 0 ok, 1 desync/timeout/unfinished, 2 bad input
+  std::string failure;          // "" or why ("DESYNC: ...")
+  std::string sim;              // the sim's name as given
+  std::uint64_t rejoin_tick = ~std::uint64_t{0};  // this process rejoined: its player's return tick
+  std::uint64_t rejoined_after_ms = 0;
+};
+
+// The stdout text of `lockstep peer` after finish(), ending in '\n': "peer P: OK|FAILED,
+// confirmed C/T ticks, R rollbacks (max depth D), S stalls, H hash checks, W frames waited
+// (time sync), final hash X" (+ "recorded the confirmed match to FILE"), or with `json` one
+// object: ok, exit, peer, peers, sim, ticks, confirmed_tick, finished, final_hash, the match's
+// figures (append_match_fields), rejoin_tick + rejoined_after_ms, record, bundle +
+// bundle_remote_state, states_served, the relay's figures (append_relay_fields), error.
+std::string udp_peer_report(UdpPeer& peer, const UdpPeerOutcome& outcome, bool json);
+
 }  // namespace lockstep::rollback
