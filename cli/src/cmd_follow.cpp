@@ -15,22 +15,6 @@
 namespace lockstep::cli {
 
 namespace {
-// "checkpoint" (the newest), "0" or "begin", or a tick number.
-bool parse_start(const std::string& text, replay::FollowOptions& o) {
-  if (text == "checkpoint" || text == "newest") {
-    o.start = replay::FollowOptions::Start::NewestCheckpoint;
-    return true;
-  }
-  if (text == "begin" || text == "0") {
-    o.start = replay::FollowOptions::Start::Beginning;
-    return true;
-  }
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  o.start = replay::FollowOptions::Start::Tick;
-  o.tick = std::stoull(text);
-  return true;
-}
-
 // The relay's messages use the match key (a key file, or derived from --session-id: INSECURE),
 // unless --no-auth.
 int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
@@ -82,7 +66,7 @@ int open_onward_relay(const FollowArgs& a, std::unique_ptr<rollback::RelayServer
 
 int follow_cmd(const FollowArgs& a) {
   replay::FollowOptions o;
-  if (!parse_start(a.from, o))
+  if (!replay::parse_follow_start(a.from, o))
     return report_error(a.json, kExitBadInput, "--from '" + a.from + "': expected 'checkpoint', 'begin' or a tick number");
   o.delay_ticks = a.delay_ticks;
   o.max_ticks_per_poll = a.catchup_ticks;
