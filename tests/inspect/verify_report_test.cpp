@@ -1,6 +1,8 @@
 // inspect/verify_report.h: the exact stdout text of `lockstep verify` (plain and --json) for an
 // agreeing replay, a divergence with and without a checkpoint, a golden trace of another
 // length, two recordings compared, and a per-system divergence.
+#include "inspect_support.h"
+
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/json_writer.h>
@@ -12,12 +14,7 @@
 using namespace lockstep;
 
 namespace {
-replay::SimConfig duel_config() {
-  replay::SimConfig c;
-  c.players = 2;
-  c.seed = 3;
-  return c;
-}
+using inspect_test::duel_config;
 
 replay::VerifyResult verify(const replay::Replay& rec, replay::Runner& runner) {
   replay::VerifyOptions opt;
