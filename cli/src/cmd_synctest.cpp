@@ -7,6 +7,7 @@
 #include "per_system.h"
 
 #include <lockstep/inspect/systems.h>
+#include <lockstep/inspect/verify_report.h>
 
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/synctest.h>
@@ -47,14 +48,7 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
   if (!r.status.ok())
     return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
   if (r.ok) {
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", true).field("source", name).field("per_system", true).field("ticks", r.ticks).end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      std::printf("OK synctest --per-system %s: %llu ticks, every stage of every tick reproduced\n", name.c_str(),
-                  static_cast<unsigned long long>(r.ticks));
-    }
+    std::fputs(inspect::system_sync_ok_report(name, r, a.json).c_str(), stdout);
     return kExitOk;
   }
   return report_system_divergence("synctest", name, sim, config, r, a.bundle_dir, a.json);

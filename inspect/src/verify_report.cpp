@@ -96,4 +96,11 @@ std::string system_divergence_report(const std::string& name, const SystemSyncRe
   return with_diff(j.str(), r.diff) + "\n";
 }
 
+std::string system_sync_ok_report(const std::string& name, const SystemSyncResult& r, bool json) {
+  if (!json) return "OK synctest --per-system " + name + ": " + ull(r.ticks) + " ticks, every stage of every tick reproduced\n";
+  JsonWriter j;
+  j.begin().field("ok", true).field("source", name).field("per_system", true).field("ticks", r.ticks).end();
+  return j.str() + "\n";
+}
+
 }  // namespace lockstep::inspect

@@ -109,3 +109,12 @@ TEST(VerifyReport, APerSystemDivergence) {
             "{\"ok\":false,\"exit\":1,\"source\":\"duel\",\"per_system\":true,\"tick\":5,\"system\":\"duel.move\",\"report\":\"" +
                 inspect::json_escape(where) + "\",\"bundle\":\"s.lsbundle\",\"diff\":" + inspect::format_json(r.diff) + "}\n");
 }
+
+TEST(VerifyReport, APerSystemSyncTestThatReproducedEveryStage) {
+  inspect::SystemSyncResult r;
+  r.ticks = 120;
+  EXPECT_EQ(inspect::system_sync_ok_report("duel (bot 3)", r, false),
+            "OK synctest --per-system duel (bot 3): 120 ticks, every stage of every tick reproduced\n");
+  EXPECT_EQ(inspect::system_sync_ok_report("duel (bot 3)", r, true),
+            "{\"ok\":true,\"source\":\"duel (bot 3)\",\"per_system\":true,\"ticks\":120}\n");
+}

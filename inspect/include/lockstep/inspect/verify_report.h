@@ -47,5 +47,8 @@ std::string against_desync_report(const std::string& a, const std::string& b, co
 // source (replay or sim).
 std::string system_divergence_report(const std::string& name, const SystemSyncResult& r, const std::string& bundle,
                                      bool json);
+// The per-system sync test found nothing: "OK synctest --per-system NAME: T ticks, every stage
+// of every tick reproduced", or {"ok":true,"source":NAME,"per_system":true,"ticks":T}.
+std::string system_sync_ok_report(const std::string& name, const SystemSyncResult& r, bool json);
 
 }  // namespace lockstep::inspect
