@@ -15,22 +15,6 @@
 namespace lockstep::cli {
 
 namespace {
-// "checkpoint" (the newest), "0" or "begin", or a tick number.
-bool parse_start(const std::string& text, replay::FollowOptions& o) {
-  if (text == "checkpoint" || text == "newest") {
-    o.start = replay::FollowOptions::Start::NewestCheckpoint;
-    return true;
-  }
-  if (text == "begin" || text == "0") {
-    o.start = replay::FollowOptions::Start::Beginning;
-    return true;
-  }
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  o.start = replay::FollowOptions::Start::Tick;
-  o.tick = std::stoull(text);
-  return true;
-}
-
 // The relay's messages use the match key (a key file, or derived from --session-id: INSECURE),
 // unless --no-auth.
 int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
@@ -82,7 +66,7 @@ int open_onward_relay(const FollowArgs& a, std::unique_ptr<rollback::RelayServer
 
 int follow_cmd(const FollowArgs& a) {
   replay::FollowOptions o;
-  if (!parse_start(a.from, o))
+  if (!replay::parse_follow_start(a.from, o))
     return report_error(a.json, kExitBadInput, "--from '" + a.from + "': expected 'checkpoint', 'begin' or a tick number");
   o.delay_ticks = a.delay_ticks;
   o.max_ticks_per_poll = a.catchup_ticks;
@@ -101,7 +85,6 @@ int follow_cmd(const FollowArgs& a) {
   w.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
   w.idle_timeout_us = static_cast<std::uint64_t>(a.idle_timeout_s * 1e6);
   const rollback::WatchResult watched = rollback::watch_recording(follower, source, onward.get(), w);
-  const std::uint64_t lag_max = watched.lag_max;
   std::string failure = watched.status.message;
   int code = watched.status.ok() ? kExitOk : watched.status.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
   if (watched.timed_out) {
@@ -113,28 +96,8 @@ int follow_cmd(const FollowArgs& a) {
     const replay::ReplayStatus ws = replay::write_replay_file(a.record, follower.recording());
     if (!ws.ok()) return report_error(a.json, kExitBadInput, ws.message, &ws);
   }
-  const replay::Runner* runner = follower.runner();
-  const std::string final_hash = runner != nullptr ? hex(runner->hash().total) : std::string();
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", code == kExitOk).field("exit", code).field("source", source.describe())
-        .field("sim", follower.recording().header.sim_name).field("start_tick", follower.start_tick())
-        .field("tick", follower.tick()).field("recorded_ticks", follower.recorded_ticks())
-        .field("checked_ticks", follower.checked_ticks()).field("complete", follower.recording().complete)
-        .field("checkpoints", static_cast<std::uint64_t>(follower.recording().checkpoints.size()))
-        .field("delay_ticks", a.delay_ticks).field("lag_max_ticks", lag_max).field("final_hash", final_hash);
-    if (!a.record.empty() && code == kExitOk) j.field("record", a.record);
-    if (relayed != nullptr) j.field("relay_requests", relayed->stats().requests_sent).field("relay_dropped", relayed->stats().dropped);
-    if (onward != nullptr) j.field("relay", onward->local_address()).field("relay_watchers_max", onward->stats().max_subscribers_seen);
-    if (!failure.empty()) j.field("error", failure);
-    j.end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("followed %s from tick %llu to %llu: %llu ticks checked against the recording%s, final hash %s\n",
-                source.describe().c_str(), static_cast<unsigned long long>(follower.start_tick()),
-                static_cast<unsigned long long>(follower.tick()), static_cast<unsigned long long>(follower.checked_ticks()),
-                code == kExitOk ? "" : " (FAILED)", final_hash.c_str());
-  }
+  const rollback::WatchOutcome outcome{code, failure, code == kExitOk ? a.record : std::string(), a.delay_ticks, watched.lag_max};
+  std::fputs(rollback::watch_report(follower, source, relayed, onward.get(), outcome, a.json).c_str(), stdout);
   if (!failure.empty()) std::fprintf(stderr, "lockstep spectate --follow: error: %s\n", failure.c_str());
   return code;
 }

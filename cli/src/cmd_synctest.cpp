@@ -7,6 +7,7 @@
 #include "per_system.h"
 
 #include <lockstep/inspect/systems.h>
+#include <lockstep/inspect/verify_report.h>
 
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/synctest.h>
@@ -49,14 +50,7 @@ int synctest_by_system_cmd(const SyncArgs& a, const replay::Sim& sim, const repl
   if (!r.status.ok())
     return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
   if (r.ok) {
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", true).field("source", name).field("per_system", true).field("ticks", r.ticks).end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      std::printf("OK synctest --per-system %s: %llu ticks, every stage of every tick reproduced\n", name.c_str(),
-                  static_cast<unsigned long long>(r.ticks));
-    }
+    std::fputs(inspect::system_sync_ok_report(name, r, a.json).c_str(), stdout);
     return kExitOk;
   }
   return report_system_divergence("synctest", name, sim, config, r, a.bundle_dir, a.json);
@@ -100,22 +94,9 @@ int synctest_cmd(const SyncArgs& a) {
     return report_error(a.json, kExitBadInput, name + ": cannot run the sync test: " + r.status.message());
   if (!r.ok) {
     const std::string parts = rollback::describe_synctest_difference(*sim, config, r);
-    std::fprintf(stderr,
-                 "lockstep: DESYNC %s: rolling back %u ticks and resimulating changed tick %llu: %s\n"
-                 "  first simulation %s, resimulation %s — the sim keeps state outside the world or is "
-                 "non-deterministic\n",
-                 name.c_str(), a.distance, static_cast<unsigned long long>(r.tick), parts.c_str(),
-                 hex(r.first.total).c_str(), hex(r.again.total).c_str());
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("source", name)
-          .field("check_distance", a.distance).field("tick", r.tick).field("first_hash", hex(r.first.total))
-          .field("resimulated_hash", hex(r.again.total)).field("differs", parts).end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      std::printf("DESYNC at tick %llu (check distance %u): %s\n", static_cast<unsigned long long>(r.tick), a.distance,
-                  parts.c_str());
-    }
+    const rollback::SyncTestReport report = rollback::synctest_desync_report(name, a.distance, r, parts, a.json);
+    std::fputs(report.log.c_str(), stderr);
+    std::fputs(report.report.c_str(), stdout);
     return kExitMismatch;
   }
   if (a.json) {

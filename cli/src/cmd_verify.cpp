@@ -6,10 +6,9 @@
 #include "common.h"
 #include "farm.h"
 #include "per_system.h"
-#include "verify_against.h"
 
-#include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/forensics.h>
+#include <lockstep/inspect/verify_report.h>
 #include <lockstep/replay/trace.h>
 #include <lockstep/replay/verify.h>
 
@@ -32,76 +31,49 @@ struct VerifyArgs {
   FarmOptions farm;
 };
 
+// verify A --against B: two recordings of the same inputs compared tick by tick. Exit 0 same
+// hashes everywhere; 1 first divergent tick (+ field-level diff when both recorded a checkpoint
+// there); 2 bad input or not the same inputs.
+int verify_against(const std::string& pa, const std::string& pb, const std::string& bundle_dir, bool json) {
+  Loaded a, b;
+  if (int rc = load_replay(pa, json, a); rc != kExitOk) return rc;
+  if (int rc = load_replay(pb, json, b); rc != kExitOk) return rc;
+  const replay::RecordingComparison c = replay::compare_recordings(a.replay, pa, b.replay, pb);
+  if (!c.error.empty()) return report_error(json, kExitBadInput, c.error);
+  if (c.ok) {
+    std::fputs(inspect::against_ok_report(pa, pb, c, json).c_str(), stdout);
+    return kExitOk;
+  }
+  const inspect::AgainstForensics f = inspect::against_forensics(a.replay, pa, b.replay, pb, c);
+  std::string bundle;
+  if (!bundle_dir.empty() &&
+      !write_bundle_reporting(bundle_dir, inspect::against_bundle(*a.sim, a.replay, pa, b.replay, pb, c, f), bundle))
+    return kExitBadInput;
+  std::fprintf(stderr, "lockstep: DESYNC %s against %s: %s\n", pa.c_str(), pb.c_str(), f.report.c_str());
+  std::fputs(inspect::against_desync_report(pa, pb, c, f, bundle, json).c_str(), stdout);
+  return kExitMismatch;
+}
+
 // The first divergence of a plain or per-tick-checked verify: field-level diff from the
-// recording's checkpoint, optional bundle, then the DESYNC lines (text or JSON).
+// recording's checkpoint, optional bundle, then the DESYNC lines (inspect/verify_report.h).
 int report_verify_desync(const VerifyArgs& a, const Loaded& loaded, const replay::Runner& runner,
                          const replay::VerifyResult& v, const Snapshot* prev) {
-  std::string parts = v.differs;
-  const std::optional<inspect::StateDiff> fields = inspect::verify_field_diff(loaded.replay, v.tick, loaded.name, runner);
-  if (fields) parts += "; " + inspect::summary(*fields);
+  const inspect::VerifyDesync d = inspect::verify_desync(loaded.replay, loaded.name, runner, v);
   std::string bundle;
   if (prev != nullptr) {
     const inspect::Bundle b =
         inspect::verify_bundle(*loaded.sim, loaded.replay, loaded.name, runner, prev->tick() + 1 == v.tick ? prev : nullptr,
-                               v.tick, "DESYNC at tick " + std::to_string(v.tick) + " (vs " + v.against + "): " + parts);
+                               v.tick, "DESYNC at tick " + std::to_string(v.tick) + " (vs " + v.against + "): " + d.parts);
     if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
   }
   std::fprintf(stderr, "lockstep: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", loaded.name.c_str(),
-               static_cast<unsigned long long>(v.tick), v.against.c_str(), parts.c_str());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", false).field("exit", kExitMismatch).field("replay", loaded.name).field("tick", v.tick)
-        .field("against", v.against).field("differs", parts);
-    if (!bundle.empty()) j.field("bundle", bundle);
-    j.end();
-    std::string out = j.str();
-    if (fields) {
-      out.pop_back();
-      out += ",\"diff\":" + inspect::format_json(*fields) + "}";
-    }
-    std::printf("%s\n", out.c_str());
-  } else {
-    std::printf("DESYNC at tick %llu (vs %s): %s\n", static_cast<unsigned long long>(v.tick), v.against.c_str(), parts.c_str());
-    if (fields) std::printf("%s", inspect::format_text(*fields, "recording", "this build").c_str());
-  }
+               static_cast<unsigned long long>(v.tick), v.against.c_str(), d.parts.c_str());
+  std::fputs(inspect::verify_desync_report(loaded.name, v, d, bundle, a.json).c_str(), stdout);
   return kExitMismatch;
-}
-
-// The golden trace is longer or shorter than the replay: no state to look at, only the lengths.
-int report_length_mismatch(const VerifyArgs& a, const Loaded& loaded, const replay::VerifyResult& v) {
-  std::fprintf(stderr, "lockstep: MISMATCH %s at tick %llu (%s): %s\n", loaded.name.c_str(),
-               static_cast<unsigned long long>(v.tick), v.against.c_str(), v.differs.c_str());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("replay", loaded.name).field("tick", v.tick)
-        .field("against", v.against).field("differs", v.differs).end();
-    std::printf("%s\n", j.str().c_str());
-  }
-  return kExitMismatch;
-}
-
-int report_verify_ok(const VerifyArgs& a, const Loaded& loaded, const replay::VerifyResult& v) {
-  if (v.compared_nothing())
-    std::fprintf(stderr, "lockstep: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n",
-                 loaded.name.c_str());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("replay", loaded.name).field("ticks", v.ticks)
-        .field("final_hash", hex(v.final_hash.total)).field("recorded_hashes_checked", v.recorded_checked)
-        .field("golden_ticks_checked", v.golden_checked).field("checkpoints_checked", v.checkpoints_checked)
-        .field("complete", loaded.replay.complete).end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("OK %s: %llu ticks, final hash %s; checked %llu recorded hashes, %llu golden trace ticks, %llu checkpoints\n",
-                loaded.name.c_str(), static_cast<unsigned long long>(v.ticks), hex(v.final_hash.total).c_str(),
-                static_cast<unsigned long long>(v.recorded_checked), static_cast<unsigned long long>(v.golden_checked),
-                static_cast<unsigned long long>(v.checkpoints_checked));
-  }
-  return kExitOk;
 }
 
 // The comparison itself is replay::verify (or inspect::verify_by_system with --per-system);
-// this only loads, calls and prints.
+// this only loads, calls and prints (the reports: inspect/verify_report.h).
 int verify_cmd(const VerifyArgs& a) {
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
@@ -138,8 +110,19 @@ int verify_cmd(const VerifyArgs& a) {
     v = replay::verify(runner, loaded.replay, opt);
   }
   if (v.bad_input()) return report_error(a.json, kExitBadInput, v.error);
-  if (v.ok) return report_verify_ok(a, loaded, v);
-  if (v.lengths_differ) return report_length_mismatch(a, loaded, v);
+  if (v.ok) {
+    if (v.compared_nothing())
+      std::fprintf(stderr, "lockstep: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n",
+                   loaded.name.c_str());
+    std::fputs(inspect::verify_ok_report(loaded.name, v, loaded.replay.complete, a.json).c_str(), stdout);
+    return kExitOk;
+  }
+  if (v.lengths_differ) {  // the golden trace is longer or shorter: no state to look at
+    std::fprintf(stderr, "lockstep: MISMATCH %s at tick %llu (%s): %s\n", loaded.name.c_str(),
+                 static_cast<unsigned long long>(v.tick), v.against.c_str(), v.differs.c_str());
+    std::fputs(inspect::verify_length_report(loaded.name, v, a.json).c_str(), stdout);
+    return kExitMismatch;
+  }
   return report_verify_desync(a, loaded, runner, v, opt.previous);
 }
 }  // namespace

@@ -3,10 +3,9 @@
 
 #include "bundle_cli.h"
 
-#include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/forensics.h>
+#include <lockstep/inspect/verify_report.h>
 
-#include <algorithm>
 #include <cstdio>
 
 namespace lockstep::cli {
@@ -22,19 +21,7 @@ int report_system_divergence(const std::string& gate, const std::string& name, c
   }
   std::fprintf(stderr, "lockstep: DESYNC %s: running tick %llu twice from the same state: %s\n", name.c_str(),
                static_cast<unsigned long long>(r.tick), where.c_str());
-  if (json) {
-    Json j;
-    j.begin().field("ok", false).field("exit", int{kExitMismatch}).field("source", name).field("per_system", true)
-        .field("tick", r.tick).field("system", r.system).field("report", where);
-    if (!bundle.empty()) j.field("bundle", bundle);
-    j.end();
-    std::string out = j.str();
-    out.pop_back();  // splice the diff object in
-    out += ",\"diff\":" + inspect::format_json(r.diff) + "}";
-    std::printf("%s\n", out.c_str());
-  } else {
-    std::printf("DESYNC %s\n%s", where.c_str(), inspect::format_text(r.diff, "first", "again").c_str());
-  }
+  std::fputs(inspect::system_divergence_report(name, r, bundle, json).c_str(), stdout);
   return kExitMismatch;
 }
 

@@ -104,6 +104,44 @@ std::string farm_summary_line(const FarmResult& r) {
   return "exit " + std::to_string(r.code);
 }
 
+std::string select_farm_replays(const std::vector<std::string>& inputs, const std::string& shard,
+                                const std::string& out_dir, FarmSelection& out) {
+  try {
+    out.all = list_replays(inputs);
+    if (!shard.empty()) parse_shard(shard, out.shard, out.shards);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (out.all.empty()) {
+    std::string names;
+    for (const std::string& i : inputs) names += (names.empty() ? "" : ", ") + i;
+    return "no *.replay files in " + names;
+  }
+  if (!out_dir.empty()) {
+    // One output file per replay name: two replays called the same would overwrite each other.
+    std::map<std::string, std::string> outputs;
+    for (const std::string& r : out.all) {
+      const auto [it, fresh] = outputs.emplace(trace_output_for(r, out_dir), r);
+      if (!fresh) return it->second + " and " + r + " would both write " + it->first;
+    }
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) return "--out-dir " + out_dir + ": " + ec.message();
+  }
+  out.mine = shard_of(out.all, out.shard, out.shards);
+  return {};
+}
+
+FarmCounts count_farm_results(const FarmRun& run) {
+  FarmCounts c;
+  for (const FarmResult& r : run.results) {
+    if (r.code == 0) ++c.ok;
+    else if (r.code == 1) ++c.mismatched;
+    else ++c.bad;
+  }
+  return c;
+}
+
 namespace {
 
 std::uint64_t wall_ns() {

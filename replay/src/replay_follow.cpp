@@ -17,6 +17,21 @@
 
 namespace lockstep::replay {
 
+bool parse_follow_start(const std::string& text, FollowOptions& o) {
+  if (text == "checkpoint" || text == "newest") {
+    o.start = FollowOptions::Start::NewestCheckpoint;
+    return true;
+  }
+  if (text == "begin" || text == "0") {
+    o.start = FollowOptions::Start::Beginning;
+    return true;
+  }
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  o.start = FollowOptions::Start::Tick;
+  o.tick = std::stoull(text);
+  return true;
+}
+
 using replay_detail::fail;
 using replay_detail::fail_tick;
 

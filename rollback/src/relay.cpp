@@ -1,3 +1,5 @@
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/rollback/relay.h>
 
 #include "session_wire.h"
@@ -463,6 +465,30 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return out;
+}
+
+std::string watch_report(const replay::ReplayFollower& follower, const replay::ByteSource& source,
+                         const RelaySource* relayed, const RelayServer* onward, const WatchOutcome& outcome, bool json) {
+  const replay::Runner* runner = follower.runner();
+  const std::string final_hash = runner != nullptr ? to_hex(runner->hash().total) : std::string();
+  if (!json)
+    return "followed " + source.describe() + " from tick " + std::to_string(follower.start_tick()) + " to " +
+           std::to_string(follower.tick()) + ": " + std::to_string(follower.checked_ticks()) +
+           " ticks checked against the recording" + (outcome.exit_code == 0 ? "" : " (FAILED)") + ", final hash " +
+           final_hash + "\n";
+  inspect::JsonWriter j;
+  j.begin().field("ok", outcome.exit_code == 0).field("exit", outcome.exit_code).field("source", source.describe())
+      .field("sim", follower.recording().header.sim_name).field("start_tick", follower.start_tick())
+      .field("tick", follower.tick()).field("recorded_ticks", follower.recorded_ticks())
+      .field("checked_ticks", follower.checked_ticks()).field("complete", follower.recording().complete)
+      .field("checkpoints", static_cast<std::uint64_t>(follower.recording().checkpoints.size()))
+      .field("delay_ticks", outcome.delay_ticks).field("lag_max_ticks", outcome.lag_max).field("final_hash", final_hash);
+  if (!outcome.record.empty()) j.field("record", outcome.record);
+  if (relayed != nullptr) j.field("relay_requests", relayed->stats().requests_sent).field("relay_dropped", relayed->stats().dropped);
+  if (onward != nullptr) j.field("relay", onward->local_address()).field("relay_watchers_max", onward->stats().max_subscribers_seen);
+  if (!outcome.failure.empty()) j.field("error", outcome.failure);
+  j.end();
+  return j.str() + "\n";
 }
 
 }  // namespace lockstep::rollback

@@ -1,4 +1,5 @@
 // Sync test driver (replay/synctest.h) over a RollbackSession in sync-test mode.
+#include <lockstep/inspect/json_writer.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/synctest.h>
 
@@ -97,6 +98,25 @@ std::string describe_synctest_difference(const replay::Sim& sim, const replay::S
   const replay::Runner schema_runner(sim, config);
   if (!schema_runner.status().ok()) return "total " + to_hex(r.first.total) + " vs " + to_hex(r.again.total);
   return describe_hash_diff(r.first, r.again, schema_runner.world().storage());
+}
+
+SyncTestReport synctest_desync_report(const std::string& source, std::uint32_t distance, const SyncTestResult& result,
+                                      const std::string& parts, bool json) {
+  const std::string tick = std::to_string(result.tick), d = std::to_string(distance);
+  SyncTestReport out;
+  out.log = "lockstep: DESYNC " + source + ": rolling back " + d + " ticks and resimulating changed tick " + tick + ": " +
+            parts + "\n  first simulation " + to_hex(result.first.total) + ", resimulation " + to_hex(result.again.total) +
+            " — the sim keeps state outside the world or is non-deterministic\n";
+  if (!json) {
+    out.report = "DESYNC at tick " + tick + " (check distance " + d + "): " + parts + "\n";
+    return out;
+  }
+  inspect::JsonWriter j;
+  j.begin().field("ok", false).field("exit", 1).field("source", source).field("check_distance", distance)
+      .field("tick", result.tick).field("first_hash", to_hex(result.first.total))
+      .field("resimulated_hash", to_hex(result.again.total)).field("differs", parts).end();
+  out.report = j.str() + "\n";
+  return out;
 }
 
 }  // namespace lockstep::rollback

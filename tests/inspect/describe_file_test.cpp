@@ -1,4 +1,6 @@
 // inspect/describe_file.h: what `lockstep info` knows about a file, as library calls.
+#include "inspect_support.h"
+
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/inspect/bundle.h>
@@ -16,12 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-replay::SimConfig duel_config() {
-  replay::SimConfig c;
-  c.players = 2;
-  c.seed = 3;
-  return c;
-}
+using inspect_test::duel_config;
 
 TEST(DescribeFile, TellsTheKindsApartAndSummarisesASnapshot) {
   const fs::path dir = fs::temp_directory_path() / "lockstep-describe-file-test";

@@ -1,6 +1,8 @@
 // The gates' forensics as library calls (inspect/forensics.h, replay/verify.h): a verify
 // divergence and a two-recording comparison each give the exact tick and parts and complete a
 // two-sided desync bundle with the agreeing state before it — no CLI involved (issue 22).
+#include "inspect_support.h"
+
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/forensics.h>
@@ -12,12 +14,7 @@
 using namespace lockstep;
 
 namespace {
-replay::SimConfig duel_config() {
-  replay::SimConfig c;
-  c.players = 2;
-  c.seed = 3;
-  return c;
-}
+using inspect_test::duel_config;
 void expect_round_trip(const inspect::Bundle& b) {
   const std::vector<std::byte> bytes = inspect::encode_bundle(b);
   inspect::Bundle back;

@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the inspect tests: the skirmish fixture replayed to a tick.
+// Shared by the inspect tests: the skirmish fixture replayed to a tick; the duel config of
+// the recordings they make.
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/replay/replay_file.h>
@@ -14,6 +15,14 @@
 #endif
 
 namespace inspect_test {
+
+// Two players, seed 3.
+inline lockstep::replay::SimConfig duel_config() {
+  lockstep::replay::SimConfig c;
+  c.players = 2;
+  c.seed = 3;
+  return c;
+}
 
 inline const lockstep::replay::Replay& skirmish_replay() {
   static const lockstep::replay::Replay r = [] {

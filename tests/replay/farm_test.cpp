@@ -49,6 +49,40 @@ TEST(Farm, ShardsByPositionModuloCount) {
   EXPECT_EQ(shard_of(all, 2, 2), (std::vector<std::string>{"b", "d"}));
 }
 
+TEST(Farm, SelectsThisShardsReplaysAndRefusesClashingOutputs) {
+  const fs::path d = fresh_dir("select");
+  touch(d / "b.replay");
+  touch(d / "a.replay");
+  touch(d / "c.replay");
+  const std::string root = d.generic_string();
+  FarmSelection sel;
+  EXPECT_EQ(select_farm_replays({root}, "2/2", "", sel), "");
+  EXPECT_EQ(sel.all, (std::vector<std::string>{root + "/a.replay", root + "/b.replay", root + "/c.replay"}));
+  EXPECT_EQ(sel.mine, (std::vector<std::string>{root + "/b.replay"}));
+  EXPECT_EQ(sel.shard, 2u);
+  EXPECT_EQ(sel.shards, 2u);
+  FarmSelection all;
+  EXPECT_EQ(select_farm_replays({root}, "", root + "/out", all), "");
+  EXPECT_EQ(all.mine, all.all);
+  EXPECT_TRUE(fs::is_directory(d / "out"));
+  FarmSelection bad;
+  EXPECT_EQ(select_farm_replays({root + "/sub"}, "", "", bad), "no *.replay files in " + root + "/sub");
+  EXPECT_EQ(select_farm_replays({root}, "3/2", "", bad), "--shard '3/2': expected I/N with 1 <= I <= N <= 100000");
+  touch(d / "sub" / "a.replay");
+  EXPECT_EQ(select_farm_replays({root}, "", "o", bad),
+            root + "/a.replay and " + root + "/sub/a.replay would both write o/a.trace");
+  fs::remove_all(d);
+}
+
+TEST(Farm, CountsOkMismatchedAndBadInput) {
+  FarmRun run;
+  for (int code : {0, 1, 2, 0, 139}) run.results.push_back(FarmResult{code, "", 0, true});
+  const FarmCounts c = count_farm_results(run);
+  EXPECT_EQ(c.ok, 2u);
+  EXPECT_EQ(c.mismatched, 1u);
+  EXPECT_EQ(c.bad, 2u);
+}
+
 TEST(Farm, NamesTraceOutputsAndEscapesXml) {
   EXPECT_EQ(trace_output_for("in/dir/match.replay", "out"), "out/match.trace");
   EXPECT_EQ(xml_escape("a<b>&\"c'\x01\td"), "a&lt;b&gt;&amp;&quot;c&apos;\td");

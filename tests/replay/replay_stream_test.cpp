@@ -162,3 +162,24 @@ TEST(ReplayFollow, AStateThatDiffersFromTheRecordingNamesTheTick) {
 
 }  // namespace
 }  // namespace replay_test
+
+TEST(ReplayFollow, ParsesTheStartAsSpectateFromTakesIt) {
+  using Start = lockstep::replay::FollowOptions::Start;
+  lockstep::replay::FollowOptions o;
+  o.start = Start::Beginning;
+  EXPECT_TRUE(lockstep::replay::parse_follow_start("newest", o));
+  EXPECT_EQ(o.start, Start::NewestCheckpoint);
+  EXPECT_TRUE(lockstep::replay::parse_follow_start("0", o));
+  EXPECT_EQ(o.start, Start::Beginning);
+  EXPECT_TRUE(lockstep::replay::parse_follow_start("checkpoint", o));
+  EXPECT_EQ(o.start, Start::NewestCheckpoint);
+  EXPECT_TRUE(lockstep::replay::parse_follow_start("1200", o));
+  EXPECT_EQ(o.start, Start::Tick);
+  EXPECT_EQ(o.tick, 1200u);
+  EXPECT_TRUE(lockstep::replay::parse_follow_start("begin", o));
+  EXPECT_EQ(o.start, Start::Beginning);
+  for (const char* bad : {"", "-1", "12x", "checkpoints", "12345678901234567890"}) {
+    EXPECT_FALSE(lockstep::replay::parse_follow_start(bad, o)) << bad;
+    EXPECT_EQ(o.start, Start::Beginning) << bad;
+  }
+}

@@ -297,6 +297,15 @@ TEST(PeerSetup, WatchingARecordingToItsEndOrUntilItStopsGrowing) {
     EXPECT_EQ(follower.tick(), 300u);
     ASSERT_NE(follower.runner(), nullptr);
     EXPECT_EQ(follower.runner()->hash().total, final_hash);
+    // What `spectate --follow` prints (rollback::watch_report).
+    const std::string h = to_hex(final_hash);
+    EXPECT_EQ(watch_report(follower, bytes, nullptr, nullptr, WatchOutcome{0, "", "", 0, w.lag_max}, false),
+              "followed test bytes from tick 0 to 300: 300 ticks checked against the recording, final hash " + h + "\n");
+    EXPECT_EQ(watch_report(follower, bytes, nullptr, nullptr, WatchOutcome{0, "", "copy.replay", 5, 2}, true),
+              "{\"ok\":true,\"exit\":0,\"source\":\"test bytes\",\"sim\":\"duel\",\"start_tick\":0,\"tick\":300,"
+              "\"recorded_ticks\":300,\"checked_ticks\":300,\"complete\":true,\"checkpoints\":" +
+                  std::to_string(follower.recording().checkpoints.size()) +
+                  ",\"delay_ticks\":5,\"lag_max_ticks\":2,\"final_hash\":\"" + h + "\",\"record\":\"copy.replay\"}\n");
   }
   bytes.visible /= 2;  // the recorder stopped half way (no END block)
   ReplayFollower follower(find, fo, "test");
@@ -310,6 +319,17 @@ TEST(PeerSetup, WatchingARecordingToItsEndOrUntilItStopsGrowing) {
                                   std::to_string(follower.recorded_ticks()));
   EXPECT_GT(follower.recorded_ticks(), 0u);
   EXPECT_LT(follower.recorded_ticks(), 300u);
+  const WatchOutcome failed{1, w.status.message, "", 0, 0};
+  const std::string h = to_hex(follower.runner()->hash().total);
+  EXPECT_EQ(watch_report(follower, bytes, nullptr, nullptr, failed, false),
+            "followed test bytes from tick 0 to " + std::to_string(follower.tick()) + ": " +
+                std::to_string(follower.checked_ticks()) + " ticks checked against the recording (FAILED), final hash " + h +
+                "\n");
+  const std::string json = watch_report(follower, bytes, nullptr, nullptr, failed, true);
+  EXPECT_EQ(json.rfind("{\"ok\":false,\"exit\":1,\"source\":\"test bytes\",", 0), 0u) << json;
+  const std::string tail = "\"final_hash\":\"" + h + "\",\"error\":\"" + w.status.message + "\"}\n";
+  ASSERT_GE(json.size(), tail.size());
+  EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
 }
 
 TEST(PeerSetup, NetsimReportAsTableAndJson) {

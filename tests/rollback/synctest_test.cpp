@@ -73,3 +73,21 @@ TEST(synctest, RejectsBadDistance) {
   const SyncTestResult r2 = synctest_bots(fixtures::duel_sim(), duel_config(), 1, 10, 65);
   EXPECT_EQ(r2.status.code(), ErrorCode::InvalidArgument);
 }
+
+TEST(synctest, TheDesyncReportAsTheToolPrintsIt) {
+  SyncTestResult r;
+  r.ok = false;
+  r.tick = 41;
+  r.first.total = 0x1234;
+  r.again.total = 0xabcd;
+  const SyncTestReport text = synctest_desync_report("duel (bot 3)", 8, r, "components: Pos", false);
+  EXPECT_EQ(text.log, "lockstep: DESYNC duel (bot 3): rolling back 8 ticks and resimulating changed tick 41: components: Pos\n"
+                      "  first simulation " + to_hex(0x1234) + ", resimulation " + to_hex(0xabcd) +
+                      " — the sim keeps state outside the world or is non-deterministic\n");
+  EXPECT_EQ(text.report, "DESYNC at tick 41 (check distance 8): components: Pos\n");
+  const SyncTestReport json = synctest_desync_report("duel (bot 3)", 8, r, "components: Pos", true);
+  EXPECT_EQ(json.log, text.log);
+  EXPECT_EQ(json.report, "{\"ok\":false,\"exit\":1,\"source\":\"duel (bot 3)\",\"check_distance\":8,\"tick\":41,"
+                         "\"first_hash\":\"" + to_hex(0x1234) + "\",\"resimulated_hash\":\"" + to_hex(0xabcd) +
+                         "\",\"differs\":\"components: Pos\"}\n");
+}

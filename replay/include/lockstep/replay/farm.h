@@ -54,6 +54,25 @@ bool farm_spawns_processes(const std::string& executable = {});
 FarmRun run_farm_jobs(const std::vector<FarmJob>& jobs, std::uint32_t parallel, const std::string& executable,
                       const std::function<void(std::size_t, const FarmResult&)>& on_ready);
 
+// The replays of one farm invocation: every replay under `inputs` (list_replays), the part of
+// shard `shard` ("I/N"; empty: all) and, with `out_dir`, the check that no two replays write
+// the same trace_output_for file (then `out_dir` is created with its parents). Returns the
+// error ("" on success): list_replays' or parse_shard's, "no *.replay files in A, B",
+// "X and Y would both write OUT/NAME.trace", "--out-dir OUT: REASON".
+struct FarmSelection {
+  std::vector<std::string> all;   // every replay, sorted
+  std::vector<std::string> mine;  // this shard's
+  std::uint32_t shard = 1, shards = 1;
+};
+std::string select_farm_replays(const std::vector<std::string>& inputs, const std::string& shard,
+                                const std::string& out_dir, FarmSelection& out);
+
+// How the jobs of a run ended: exit 0 ok, 1 mismatched, anything else bad input.
+struct FarmCounts {
+  std::size_t ok = 0, mismatched = 0, bad = 0;
+};
+FarmCounts count_farm_results(const FarmRun& run);
+
 // The line that says what went wrong in a job's output: its first DESYNC, MISMATCH or error
 // line, else its last line, else "exit <code>".
 std::string farm_summary_line(const FarmResult& result);

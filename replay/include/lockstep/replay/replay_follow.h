@@ -61,6 +61,11 @@ struct FollowOptions {
   std::uint32_t max_ticks_per_poll = 256;
 };
 
+// Sets `o.start` (and `o.tick`) from its text form (`spectate --from`): "checkpoint" or
+// "newest" (the newest checkpoint), "begin" or "0" (tick 0), or a tick number of at most 19
+// digits. False (nothing changed) for anything else.
+bool parse_follow_start(const std::string& text, FollowOptions& o);
+
 class ReplayFollower {
  public:
   // `find_sim` maps the recording's sim name to a sim of this build (null: unknown).

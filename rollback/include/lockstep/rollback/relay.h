@@ -136,4 +136,22 @@ struct WatchResult {
 WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource& source, RelayServer* onward,
                             const WatchOptions& options);
 
+// What the caller decided about a finished watch, for watch_report.
+struct WatchOutcome {
+  int exit_code = 0;        // the tool's: 0 ok, 1 the state differs or timed out, 2 bad input
+  std::string failure;      // "" or why
+  std::string record;       // the copy written ("" none)
+  std::uint64_t delay_ticks = 0;
+  std::uint64_t lag_max = 0;  // WatchResult::lag_max
+};
+
+// The stdout text of `lockstep spectate --follow/--host` after watch_recording, ending in '\n':
+// "followed SOURCE from tick A to B: N ticks checked against the recording[ (FAILED)], final
+// hash H", or with `json` one object: ok, exit, source, sim, start_tick, tick, recorded_ticks,
+// checked_ticks, complete, checkpoints, delay_ticks, lag_max_ticks, final_hash, record,
+// relay_requests + relay_dropped (with `relayed`), relay + relay_watchers_max (with `onward`),
+// error.
+std::string watch_report(const replay::ReplayFollower& follower, const replay::ByteSource& source,
+                         const RelaySource* relayed, const RelayServer* onward, const WatchOutcome& outcome, bool json);
+
 }  // namespace lockstep::rollback

@@ -52,4 +52,15 @@ SyncTestResult synctest_bots(const replay::Sim& sim, const replay::SimConfig& co
 // "components: Pos"; "total A vs B" (hex) when the world cannot be built.
 std::string describe_synctest_difference(const replay::Sim& sim, const replay::SimConfig& config, const SyncTestResult& result);
 
+// What `lockstep synctest` prints for a mismatch at check distance `distance` (`parts` from
+// describe_synctest_difference; `source` names the replay or "SIM (bot B)"), each ending in '\n':
+// `log` the stderr lines ("lockstep: DESYNC SOURCE: rolling back D ticks and resimulating
+// changed tick T: PARTS" and the two hashes), `report` the stdout text ("DESYNC at tick T (check
+// distance D): PARTS", or the JSON object with "exit":1 when `json`).
+struct SyncTestReport {
+  std::string log, report;
+};
+SyncTestReport synctest_desync_report(const std::string& source, std::uint32_t distance, const SyncTestResult& result,
+                                      const std::string& parts, bool json);
+
 }  // namespace lockstep::rollback

@@ -1,0 +1,233 @@
+// One peer process of a match over UDP (udp_peer.h).
+#include <lockstep/hash/state_hash.h>
+#include <lockstep/inspect/bundle.h>
+#include <lockstep/inspect/json_writer.h>
+#include <lockstep/replay/record.h>
+#include <lockstep/rollback/netsim_match.h>
+#include <lockstep/rollback/udp_peer.h>
+
+#include <algorithm>
+
+namespace lockstep::rollback {
+
+std::uint32_t players_for_peers(const replay::Sim& sim, const replay::SimConfig& config, std::uint32_t peers) {
+  replay::SimConfig c = config;
+  c.players = netsim_default_players(sim, config, peers);
+  return sim.check_config(c).ok() ? c.players : std::min<std::uint32_t>(peers, 2);
+}
+
+std::string exchange_peer_addresses(const std::vector<std::string>& given, const std::vector<std::string>& peers,
+                                    bool rendezvous, std::vector<std::string>& out) {
+  out = given;
+  if (rendezvous) {
+    if (!out.empty()) return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
+    out.assign(peers.size(), std::string());
+  } else if (out.empty()) {
+    out = exchange_addresses(peers);
+    for (std::size_t q = 0; q < out.size(); ++q)
+      if (out[q].empty()) return "--bundle-dir: cannot derive an exchange port from '" + peers[q] + "' (give --exchange-peers)";
+  }
+  if (out.size() != peers.size()) return "--exchange-peers needs one address per peer, in peer-id order";
+  return {};
+}
+
+namespace {
+UdpPeerFailure failure(std::string message) { return {std::move(message), std::nullopt}; }
+UdpPeerFailure failure(const replay::ReplayStatus& st) { return {st.message, st}; }
+
+// Bots play the local players; every event goes on to the observer.
+class ObservedBots final : public BotMatchHost {
+ public:
+  ObservedBots(const replay::Sim& sim, const replay::SimConfig& config, std::uint64_t seed, RollbackSession& session,
+               UdpPeerObserver& observer)
+      : BotMatchHost(sim, config, seed, session), observer_(observer) {}
+  void on_event(const SessionEvent& e) override { observer_.on_event(e); }
+
+ private:
+  UdpPeerObserver& observer_;
+};
+}  // namespace
+
+UdpPeer::UdpPeer(const replay::Sim& sim, UdpPeerOptions options)
+    : sim_(sim), o_(std::move(options)), runner_(sim, o_.config), wrapped_(udp_, o_.lossy) {}
+
+UdpPeer::~UdpPeer() = default;
+
+bool UdpPeer::lossy() const noexcept { return o_.lossy.latency_us != 0 || o_.lossy.jitter_us != 0 || o_.lossy.loss_ppm != 0; }
+
+bool UdpPeer::finished() const { return session_ != nullptr && session_->confirmed_tick() >= o_.ticks; }
+
+std::optional<UdpPeerFailure> UdpPeer::open_sockets() {
+  PeerSocketsConfig pc;
+  pc.local_peer = o_.session.local_peer;
+  pc.session_id = o_.session.session_id;
+  pc.peers = o_.addresses;
+  pc.bind = o_.bind;
+  pc.loopback_only = o_.loopback_only;
+  pc.rendezvous = !o_.rendezvous.empty();
+  const bool exchange = !o_.bundle_dir.empty();
+  std::vector<std::string> xaddresses;
+  const std::string bad_exchange =
+      exchange ? exchange_peer_addresses(o_.exchange_peers, o_.addresses, pc.rendezvous, xaddresses) : std::string();
+  if (bad_exchange.empty()) pc.exchange_peers = xaddresses;
+  if (std::string e = open_peer_sockets(pc, udp_, xudp_); !e.empty()) return failure(e);
+  if (!bad_exchange.empty()) return failure(bad_exchange);
+  if (o_.rendezvous.empty()) return std::nullopt;
+  const std::string e = rendezvous_in_directory(o_.rendezvous, o_.session.local_peer, o_.session.peers,
+                                                o_.session.sync_timeout_us, udp_, exchange ? &xudp_ : nullptr);
+  if (!e.empty()) return failure(e);
+  return std::nullopt;
+}
+
+// The confirmed history goes to the recorder (a rejoiner's already holds the history).
+std::optional<UdpPeerFailure> UdpPeer::start_recording() {
+  if (o_.record.empty()) return std::nullopt;
+  if (o_.rejoin.empty()) {
+    const replay::ReplayHeader header = replay::make_header(
+        sim_, o_.config, runner_.world().storage(),
+        replay::kReplayHasHashes | replay::kReplayHasComponentHashes |
+            (o_.checkpoint_every != 0 ? replay::kReplayHasCheckpoints : 0u),
+        replay::kDefaultBlockTicks, o_.checkpoint_every);
+    replay::ReplayStatus st = recorder_.open(o_.record, header);
+    if (st.ok()) st = recorder_.initial(runner_.hash());
+    if (!st.ok()) return failure(st);
+  }
+  sink_ = std::make_unique<RecorderSink>(recorder_, o_.checkpoint_every);
+  session_->set_confirmed_sink(sink_.get());
+  return std::nullopt;
+}
+
+std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
+  if (!runner_.status().ok()) return failure(std::string("cannot build the world: ") + runner_.status().message());
+  if (auto f = open_sockets()) return f;
+  if (std::string why = peer_session_config(o_.session, sc_, key_source_); !why.empty()) return failure(why);
+  if (o_.session.no_auth)
+    observer.on_log("WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
+                    "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
+  else if (key_source_ == MatchKeySource::DerivedFromSessionId)
+    observer.on_log("WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
+                    "for tests and demos; docs/rollback.md, \"Threat model\")");
+  if (!o_.rejoin.empty()) {
+    // The survivor's confirmed history, fetched from its relay, replayed (every hash checked)
+    // into the runner and, with a recording, into ours.
+    const RelayConfig rc = o_.loopback_only ? relay_config_for(sc_, RelayConfig{}.bind, true)
+                                            : relay_config_for(sc_, "0.0.0.0:0", false);
+    RejoinFailure why;
+    if (!rejoin_from_relay(o_.rejoin, rc, static_cast<std::uint32_t>(o_.session.sync_timeout_us / 1000), sim_, o_.config,
+                           runner_, o_.record, recorder_, why)) {
+      const std::string message = "--rejoin " + o_.rejoin + ": " + why.message;
+      if (why.kind == RejoinFailure::Kind::Recording) return UdpPeerFailure{message, why.file};
+      if (why.kind == RejoinFailure::Kind::OtherMatch)
+        return failure(message + "; give the same --sim, --players, --units and --seed as before the restart");
+      return failure(message);
+    }
+    observer.on_log("replayed the survivor's confirmed history to tick " + std::to_string(runner_.world().tick()) +
+                    "; asking to rejoin");
+    sc_.rejoin = true;
+  }
+  session_ = std::make_unique<RollbackSession>(runner_, sc_, lossy() ? static_cast<Transport*>(&wrapped_) : &udp_);
+  if (!session_->status().ok()) return failure(std::string("cannot start the session: ") + session_->status().message());
+  if (auto f = start_recording()) return f;
+  if (!o_.relay.empty()) {
+    // The relay serves the recording file as the recorder writes it, with the match's key.
+    RelayConfig rc = relay_config_for(sc_, o_.relay, o_.loopback_only);
+    rc.max_subscribers = o_.relay_slots;
+    relay_ = std::make_unique<RelayServer>();
+    std::string error;
+    if (!relay_->open(rc, error)) return failure("--relay " + o_.relay + ": " + error);
+    recording_ = std::make_unique<replay::GrowingFileSource>(o_.record);
+    observer.on_log("relaying the recording to watchers at " + relay_->local_address());
+  }
+  MatchLoopConfig mc;
+  mc.end_tick = o_.ticks;
+  mc.linger_us = o_.linger_us;
+  mc.spectator = o_.session.spectator;
+  mc.spectator_delay_ticks = o_.delay_frames;
+  mc.catchup_speed = o_.catchup_speed;
+  mc.exchange_wait_us = o_.exchange_wait_us;
+  loop_ = std::make_unique<MatchLoop>(*session_, mc);
+  if (!o_.bundle_dir.empty()) {
+    exchange_ = std::make_unique<StateExchange>(xudp_);
+    loop_->attach_state_exchange(*exchange_);
+  }
+  return std::nullopt;
+}
+
+UdpPeerPlay UdpPeer::play(UdpPeerObserver& observer) {
+  FramePacer pacer(o_.tick_hz);
+  ObservedBots host(sim_, o_.config, o_.bot_seed, *session_, observer);
+  for (;;) {
+    const std::uint64_t now_us = pacer.now_us();
+    if (now_us > o_.max_us)
+      return {"the match did not finish within --max-seconds (confirmed " + std::to_string(session_->confirmed_tick()) +
+                  " of " + std::to_string(o_.ticks) + " ticks)",
+              false};
+    if (lossy()) wrapped_.pump(now_us);
+    const Status st = loop_->frame(now_us, host);
+    if (!st.ok()) return {st.message(), st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError};
+    if (loop_->finished()) return {};  // confirmed, acknowledged, answered late acks
+    if (relay_ != nullptr) (void)relay_->poll(*recording_);  // the file is read again next frame
+    observer.on_frame();
+    pacer.wait_next_frame();
+  }
+}
+
+std::optional<UdpPeerFailure> UdpPeer::finish(UdpPeerObserver& observer) {
+  // Desync bundles: this peer's state and hashes of the desync tick, and the remote's state
+  // when the exchange brought it (else its hashes only, and the reason in the bundle's note).
+  if (exchange_ != nullptr && session_->has_desync()) {
+    DesyncBundles d = loop_->desync_bundles("peer" + std::to_string(o_.session.local_peer));
+    bundle_remote_state_ = d.remote_state;
+    for (std::size_t i = 0; i < d.bundles.size(); ++i) {
+      std::string written;
+      const FileStatus fs = inspect::write_bundle(o_.bundle_dir, d.bundles[i], written);
+      if (!fs.ok()) return failure(fs.message);
+      if (i == 0) {
+        bundle_path_ = written;
+        observer.on_log("desync bundle " + written + " (" + d.note + ")");
+      } else {
+        observer.on_log("desync bundle " + written + " (desync " + std::to_string(i + 1) + " of " +
+                        std::to_string(d.bundles.size()) + " kept: its hashes only)");
+      }
+    }
+  }
+  if (sink_ != nullptr) {
+    replay::ReplayStatus rs = sink_->status();
+    if (rs.ok()) rs = recorder_.close();
+    if (!rs.ok()) return failure(rs);
+    if (relay_ != nullptr) (void)relay_->finish(*recording_, o_.relay_linger_us);
+  }
+  return std::nullopt;
+}
+
+std::string udp_peer_report(UdpPeer& peer, const UdpPeerOutcome& outcome, bool json) {
+  const UdpPeerOptions& o = peer.options();
+  RollbackSession& session = peer.session();
+  const SessionStats& s = session.stats();
+  const std::string final_hash = to_hex(session.runner().hash().total);
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (!json) {
+    std::string out = "peer " + n(o.session.local_peer) + ": " + (outcome.exit_code == 0 ? "OK" : "FAILED") + ", confirmed " +
+                      n(session.confirmed_tick()) + "/" + n(o.ticks) + " ticks, " + n(s.rollbacks) + " rollbacks (max depth " +
+                      n(s.max_rollback_depth) + "), " + n(s.stalls) + " stalls, " + n(s.hash_checks) + " hash checks, " +
+                      n(peer.loop().stats().waited_frames) + " frames waited (time sync), final hash " + final_hash + "\n";
+    if (!o.record.empty()) out += "recorded the confirmed match to " + o.record + "\n";
+    return out;
+  }
+  inspect::JsonWriter j;
+  j.begin().field("ok", outcome.exit_code == 0).field("exit", outcome.exit_code).field("peer", o.session.local_peer)
+      .field("peers", o.session.peers).field("sim", outcome.sim).field("ticks", o.ticks)
+      .field("confirmed_tick", session.confirmed_tick()).field("finished", peer.finished()).field("final_hash", final_hash);
+  append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(), match_key_source_name(peer.key_source()));
+  if (outcome.rejoin_tick != ~std::uint64_t{0})
+    j.field("rejoin_tick", outcome.rejoin_tick).field("rejoined_after_ms", outcome.rejoined_after_ms);
+  if (!o.record.empty()) j.field("record", o.record);
+  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
+  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
+  if (peer.relay() != nullptr) append_relay_fields(j, *peer.relay());
+  if (!outcome.failure.empty()) j.field("error", outcome.failure);
+  j.end();
+  return j.str() + "\n";
+}
+
+}  // namespace lockstep::rollback
