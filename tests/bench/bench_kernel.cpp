@@ -23,15 +23,7 @@
 
 namespace {
 
-using lockstep_bench::Hp;
-using lockstep_bench::make_pos;
-using lockstep_bench::make_vel;
-using lockstep_bench::make_world;
-using lockstep_bench::Pos;
-using lockstep_bench::RawPosVel;
-using lockstep_bench::RawTable;
-using lockstep_bench::scrambled;
-using lockstep_bench::Vel;
+using namespace lockstep_bench;  // the shared fixtures (kernel_fixtures.h)
 
 // The same pair over int64 fields (the iteration code must be at the raw limit for both).
 struct PosI {

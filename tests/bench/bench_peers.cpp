@@ -56,15 +56,7 @@
 
 namespace {
 
-using lockstep_bench::Hp;
-using lockstep_bench::make_pos;
-using lockstep_bench::make_vel;
-using lockstep_bench::make_world;
-using lockstep_bench::Pos;
-using lockstep_bench::RawPosVel;
-using lockstep_bench::RawTable;
-using lockstep_bench::scrambled;
-using lockstep_bench::Vel;
+using namespace lockstep_bench;  // the shared fixtures (kernel_fixtures.h)
 
 constexpr std::uint32_t kCbSize = 100000;
 constexpr std::uint32_t kChurnSize = 1000000;
