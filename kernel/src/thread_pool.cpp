@@ -37,8 +37,11 @@ namespace detail {
 
 namespace {
 
+// lockstep: allow(time) how long an idle worker polls before it sleeps: scheduling only, no task result depends on it
 using Clock = std::chrono::steady_clock;
+// lockstep: allow(time) how long an idle worker polls before it sleeps: scheduling only, no task result depends on it
 constexpr auto kIdleSpin = std::chrono::microseconds(50);
+// lockstep: allow(time) how long an idle worker polls before it sleeps: scheduling only, no task result depends on it
 constexpr auto kAwakeSpinCap = std::chrono::milliseconds(5);
 
 inline void cpu_relax() noexcept {
