@@ -9,6 +9,7 @@
 // Components are made of lockstep::fixed, as game components are (issue 25); "each vs best raw
 // loop" compares World::each with the same update over two __restrict arrays in the same run.
 // Run: build/tests/bench/bench_query --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include "kernel_fixtures.h"
 #include "ratio_reporter.h"
 
 #include <lockstep/cached_query.h>
@@ -29,16 +30,11 @@ namespace {
 
 using namespace lockstep;
 
-struct Pos {
-  fixed x, y;
-};
-LOCKSTEP_COMPONENT(Pos, x, y);
-struct Vel {
-  fixed x, y;
-};
-LOCKSTEP_COMPONENT(Vel, x, y);
-Pos make_pos(std::uint32_t i) { return Pos{fixed::from_raw(static_cast<std::int64_t>(i)), fixed{}}; }
-Vel make_vel() { return Vel{fixed::from_raw(1), fixed::from_raw(2)}; }
+// The components and their makers are bench_kernel's (kernel_fixtures.h): one definition.
+using lockstep_bench::make_pos;
+using lockstep_bench::make_vel;
+using lockstep_bench::Pos;
+using lockstep_bench::Vel;
 template <int N>
 struct Tag {
   std::uint32_t v;
