@@ -6,9 +6,11 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/describe_file.h>
+#include <lockstep/inspect/forensics.h>
 #include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/record.h>
 #include <lockstep/replay/runner.h>
+#include <lockstep/replay/verify.h>
 
 #include <gtest/gtest.h>
 
@@ -62,10 +64,13 @@ TEST(DescribeFileReport, DescribesEachKindOfFileWithTheJsonWrapper) {
   replay::Runner runner(fixtures::duel_sim(), duel_config());
   const std::string snap_path = (dir / "s.snap").string();
   ASSERT_TRUE(write_snapshot_file(snap_path, runner.world()).ok());
-  inspect::Bundle b;
-  b.source = "test";
+  replay::Replay broken = rec;
+  broken.hashes[5].total ^= 1;
+  replay::Runner verifier(fixtures::duel_sim(), rec.header.config);
+  const replay::VerifyResult v = replay::verify(verifier, broken, replay::VerifyOptions{});
+  ASSERT_FALSE(v.ok);
+  inspect::Bundle b = inspect::verify_bundle(fixtures::duel_sim(), broken, "d.replay", verifier, nullptr, v.tick, "test");
   b.report = "why it was written";
-  inspect::set_sim(b, fixtures::duel_sim(), duel_config());
   std::string bundle_path;
   ASSERT_TRUE(inspect::write_bundle(dir.string(), b, bundle_path).ok());
 
