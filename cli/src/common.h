@@ -100,9 +100,6 @@ using inspect::Percentiles;  // inspect/timing_trace.h
 using inspect::percentiles;
 using inspect::TimingTrace;
 
-// The per-slice table of `bench` (stdout) and its JSON form (an array "slices") (output.cpp).
-void print_slice_table(const TimingTrace& trace);
-void add_slice_json(Json& j, const TimingTrace& trace);
 // The --trace-out of bench/run/netsim: written at the end (the destination was checked
 // early). Returns an exit code (0 ok, 2 with the reason printed).
 int write_timing_trace(const TimingTrace& trace, const std::string& path, bool json);

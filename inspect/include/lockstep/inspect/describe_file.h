@@ -7,7 +7,10 @@
 #include <lockstep/replay/schedule.h>
 #include <lockstep/replay/replay_file.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,5 +56,40 @@ void append_bundle_fields(JsonWriter& j, const std::string& path, const Bundle& 
 // conflicts [{first, second, kind, type, writer}].
 std::string describe_schedule(std::string_view sim_name, const replay::Schedule& schedule);
 void append_schedule_fields(JsonWriter& j, const replay::Schedule& schedule);
+
+// `lockstep info`'s whole answer as one call, for a game's own tool: what to describe.
+struct FileReportRequest {
+  // A replay file, a desync bundle or a snapshot file (told apart by peek_file_kind); with
+  // `systems`, a sim name or a replay file; empty (and not `systems`): list the sims.
+  std::string path;
+  bool json = false;     // the report as one JSON object {"ok":true,...} instead of text
+  bool sims = false;     // list the sims registered in this process (takes no path)
+  bool systems = false;  // the system schedule of a sim, or of a replay's sim and config
+  // A recording given as bytes for the path `embedded_path` (a tool's built-in default
+  // replay), named `embedded_name` in messages. No bytes: that path is refused, naming
+  // `tool_name`.
+  std::string embedded_path = "<embedded>";
+  std::span<const std::byte> embedded{};
+  std::string embedded_name = "<embedded>";
+  std::string tool_name = "lockstep";
+};
+
+// What to print. `error` non-empty: bad input and nothing described (`out` empty); `status`
+// is then the replay file layer's status when the failure was there. `warnings` (a damaged or
+// truncated replay's) are shown first, also beside an error.
+struct FileReport {
+  std::string out;  // the text report (every line ending in '\n'), or one JSON object and '\n'
+  std::vector<std::string> warnings;
+  std::string error;
+  std::optional<replay::ReplayStatus> status;
+};
+
+// `--sims` with a path is an error; `systems` describes the schedule (describe_schedule /
+// append_schedule_fields, with "ok" and "sim" fields); no path lists the sims ("NAME vVERSION
+// input TYPE (N bytes, schema HEX)" lines; JSON array "sims"); otherwise the file by its kind:
+// a bundle ("bundle" line, describe_bundle, "report" line; append_bundle_fields), a snapshot
+// (describe_snapshot_summary; append_snapshot_fields) or a replay (describe_replay;
+// append_replay_fields).
+FileReport describe_file_report(const FileReportRequest& request);
 
 }  // namespace lockstep::inspect
