@@ -1,5 +1,6 @@
 // viewer/view.h, `lockstep view` as library calls: the pages written, their reports and the
 // errors, exact.
+#include <lockstep/fixtures/fixtures.h>
 #include <lockstep/viewer/view.h>
 
 #include <gtest/gtest.h>
@@ -30,10 +31,13 @@ std::vector<std::byte> bytes_of(const std::string& text) {
 }
 
 TEST(View, LoadsAFileAsThePageWill) {
+  lockstep::fixtures::register_builtin_sims();
   ViewFile f;
   EXPECT_EQ(load_view_file(kDuel, f), "");
   EXPECT_EQ(f.bytes, bytes_of(slurp(kDuel)));
-  EXPECT_EQ(f.answer.rfind("{\"ok\":true,\"kind\":\"replay\"", 0), 0u) << f.answer;
+  Session direct;
+  EXPECT_EQ(f.answer, direct.load(f.bytes, kDuel));
+  EXPECT_EQ(f.answer.rfind("{\"ok\":true,\"name\":\"" + kDuel + "\",\"kind\":\"replay\",\"sim\":\"duel\"", 0), 0u) << f.answer;
   const fs::path junk = fs::temp_directory_path() / "lockstep-view-test-junk.bin";
   std::ofstream(junk, std::ios::binary) << "XLSREPLAY";
   ViewFile bad;
@@ -68,6 +72,7 @@ TEST(View, WantsTheWasmPageWhenAskedOrConfigured) {
 }
 
 TEST(View, WritesTheWasmPageWithTheFileInside) {
+  lockstep::fixtures::register_builtin_sims();
   const fs::path dir = fs::temp_directory_path() / "lockstep-view-test-wasm";
   fs::create_directories(dir);
   const fs::path tmpl = dir / "t.html", out = dir / "page.html";
@@ -89,6 +94,7 @@ TEST(View, WritesTheWasmPageWithTheFileInside) {
 }
 
 TEST(View, WritesTheFramesPage) {
+  lockstep::fixtures::register_builtin_sims();
   const fs::path out = fs::temp_directory_path() / "lockstep-view-test-frames.html";
   const WrittenPage w = write_frames_page(kDuel, out.string(), 24);
   ASSERT_EQ(w.error, "");
