@@ -1,6 +1,6 @@
 // lockstep spectate --follow SOURCE — watch a match from its live recording
-// (replay/replay_follow.h; docs/rollback.md, "Spectators at scale"). The library follows;
-// this file parses the options, paces the polls and prints.
+// (replay/replay_follow.h; docs/rollback.md, "Spectators at scale"). The library opens the
+// source (rollback/watch_source.h) and follows; this file parses the options and prints.
 #include "cmd_follow.h"
 
 #include "common.h"

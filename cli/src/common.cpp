@@ -4,9 +4,7 @@
 #include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/step_recording.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
 
 #if __has_include(<unistd.h>)
 #include <unistd.h>
