@@ -1,68 +1,17 @@
 // lockstep spectate --follow SOURCE — watch a match from its live recording
-// (replay/replay_follow.h; docs/rollback.md, "Spectators at scale"). The library follows;
-// this file parses the options, paces the polls and prints.
+// (replay/replay_follow.h; docs/rollback.md, "Spectators at scale"). The library opens the
+// source (rollback/watch_source.h) and follows; this file parses the options and prints.
 #include "cmd_follow.h"
 
 #include "common.h"
 
 #include <lockstep/replay/replay_follow.h>
-#include <lockstep/rollback/peer_setup.h>
-#include <lockstep/rollback/relay.h>
+#include <lockstep/rollback/watch_source.h>
 #include <lockstep/stream/http_source.h>
 
 #include <cstdio>
 
 namespace lockstep::cli {
-
-namespace {
-// The relay's messages use the match key (a key file, or derived from --session-id: INSECURE),
-// unless --no-auth.
-int relay_config(const FollowArgs& a, rollback::RelayConfig& c) {
-  c.loopback_only = !a.allow_remote;
-  c.session_id = a.session_id;
-  c.max_subscribers = a.relay_slots;
-  rollback::MatchKeySource source;
-  if (std::string why = rollback::load_match_key(a.no_auth, a.key_file, a.session_id, c.security, c.key, source); !why.empty())
-    return report_error(a.json, kExitBadInput, why);
-  if (a.allow_remote) c.bind = "0.0.0.0:0";
-  return kExitOk;
-}
-
-int open_source(const FollowArgs& a, std::unique_ptr<replay::ByteSource>& owned, rollback::RelaySource*& relayed) {
-  if (!a.host.empty()) {
-    if (!a.source.empty()) return report_error(a.json, kExitBadInput, "--host and --follow exclude each other");
-    rollback::RelayConfig c;
-    if (int rc = relay_config(a, c); rc != kExitOk) return rc;
-    auto source = std::make_unique<rollback::RelaySource>();
-    std::string error;
-    if (!source->open(a.host, c, error)) return report_error(a.json, kExitBadInput, "--host " + a.host + ": " + error);
-    relayed = source.get();
-    owned = std::move(source);
-  } else if (stream::is_http_url(a.source)) {
-    if (!stream::http_available())
-      return report_error(a.json, kExitBadInput, "--follow " + a.source + ": this build has no libcurl (HTTP sources)");
-    owned = std::make_unique<stream::HttpRangeSource>(a.source);
-  } else if (a.source.find("://") != std::string::npos) {
-    return report_error(a.json, kExitBadInput, "--follow " + a.source + ": only http:// and https:// URLs, or a file path");
-  } else {
-    owned = std::make_unique<replay::GrowingFileSource>(a.source);
-  }
-  return kExitOk;
-}
-
-// --relay: what this watcher fetched is served onward (a second level of the tree).
-int open_onward_relay(const FollowArgs& a, std::unique_ptr<rollback::RelayServer>& relay) {
-  if (a.relay.empty()) return kExitOk;
-  rollback::RelayConfig c;
-  if (int rc = relay_config(a, c); rc != kExitOk) return rc;
-  c.bind = a.relay;
-  relay = std::make_unique<rollback::RelayServer>();
-  std::string error;
-  if (!relay->open(c, error)) return report_error(a.json, kExitBadInput, "--relay " + a.relay + ": " + error);
-  std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", relay->local_address().c_str());
-  return kExitOk;
-}
-}  // namespace
 
 int follow_cmd(const FollowArgs& a) {
   replay::FollowOptions o;
@@ -72,19 +21,19 @@ int follow_cmd(const FollowArgs& a) {
   o.max_ticks_per_poll = a.catchup_ticks;
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
-  std::unique_ptr<replay::ByteSource> owned;
-  rollback::RelaySource* relayed = nullptr;
-  if (int rc = open_source(a, owned, relayed); rc != kExitOk) return rc;
-  std::unique_ptr<rollback::RelayServer> onward;
-  if (int rc = open_onward_relay(a, onward); rc != kExitOk) return rc;
-  replay::ByteSource& source = *owned;
-  replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.source);
+  rollback::WatchSourceOptions options = a.watch;
+  options.open_recording = stream::open_recording_source;
+  rollback::WatchSource opened = rollback::open_watch_source(options);
+  if (!opened.error.empty()) return report_error(a.json, kExitBadInput, opened.error);
+  if (opened.onward) std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", opened.onward->local_address().c_str());
+  replay::ByteSource& source = *opened.source;
+  replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.watch.source);
   rollback::WatchOptions w;
   w.delay_ticks = a.delay_ticks;
   w.poll_us = std::uint64_t{a.poll_ms} * 1000;
   w.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
   w.idle_timeout_us = static_cast<std::uint64_t>(a.idle_timeout_s * 1e6);
-  const rollback::WatchResult watched = rollback::watch_recording(follower, source, onward.get(), w);
+  const rollback::WatchResult watched = rollback::watch_recording(follower, source, opened.onward.get(), w);
   std::string failure = watched.status.message;
   int code = watched.status.ok() ? kExitOk : watched.status.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
   if (watched.timed_out) {
@@ -97,16 +46,16 @@ int follow_cmd(const FollowArgs& a) {
     if (!ws.ok()) return report_error(a.json, kExitBadInput, ws.message, &ws);
   }
   const rollback::WatchOutcome outcome{code, failure, code == kExitOk ? a.record : std::string(), a.delay_ticks, watched.lag_max};
-  std::fputs(rollback::watch_report(follower, source, relayed, onward.get(), outcome, a.json).c_str(), stdout);
+  std::fputs(rollback::watch_report(follower, source, opened.relayed, opened.onward.get(), outcome, a.json).c_str(), stdout);
   if (!failure.empty()) std::fprintf(stderr, "lockstep spectate --follow: error: %s\n", failure.c_str());
   return code;
 }
 
 void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f) {
-  app->add_option("--host", f->host,
+  app->add_option("--host", f->watch.host,
                   "Watch through a relay (a peer's or a watcher's --relay HOST:PORT): host-fed, from its newest "
                   "checkpoint; the --follow options apply");
-  app->add_option("--follow", f->source,
+  app->add_option("--follow", f->watch.source,
                   "Watch from a live recording instead of the network: a replay file that a peer records with "
                   "--record (its .partial while the match runs); no player sends anything to followers");
   app->add_option("--from", f->from, "With --follow: 'checkpoint' (the newest one), 'begin', or a tick")->capture_default_str();

@@ -1,5 +1,7 @@
 #pragma once
 // lockstep spectate --follow (cmd_follow.cpp): its options and its run.
+#include <lockstep/rollback/watch_source.h>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -9,15 +11,11 @@
 namespace lockstep::cli {
 
 struct FollowArgs {
-  std::string source;  // --follow
-  std::string host;    // --host: a relay's HOST:PORT (rollback/relay.h)
-  // Shared with `spectate` as a peer (cmd_peer.cpp fills them): serve what was fetched onward
-  // (--relay), keep a copy (--record), and the key of the relay's messages.
-  std::string relay, record, key_file;
-  bool no_auth = false;
-  bool allow_remote = false;
-  std::uint32_t session_id = 1;
-  std::uint32_t relay_slots = 32;
+  // --host (a relay's HOST:PORT) or --follow (a path or URL), and, shared with `spectate` as a
+  // peer (cmd_peer.cpp fills them): serve what was fetched onward (--relay) and the key of the
+  // relay's messages (rollback/watch_source.h).
+  rollback::WatchSourceOptions watch;
+  std::string record;  // --record: keep a copy
   std::string from = "checkpoint";
   std::uint64_t delay_ticks = 0;
   std::uint32_t catchup_ticks = 256;

@@ -284,16 +284,16 @@ Command add_spectate(CLI::App& root) {
               "  lockstep spectate --follow p0.replay --delay-ticks 120\n"
               "Exit codes as for 'lockstep peer' (--follow: 1 when the state differs from the recording).");
   return {app, [a, f, app] {
-            if (!f->source.empty() || !f->host.empty()) {
+            if (!f->watch.source.empty() || !f->watch.host.empty()) {
               f->json = a->json;
               f->max_seconds = a->max_seconds;
-              f->relay = a->o.relay;
               f->record = a->o.record;
-              f->key_file = a->o.session.key_file;
-              f->no_auth = a->o.session.no_auth;
-              f->allow_remote = a->allow_remote;
-              f->session_id = a->o.session.session_id;
-              f->relay_slots = a->o.relay_slots;
+              f->watch.relay = a->o.relay;
+              f->watch.key_file = a->o.session.key_file;
+              f->watch.no_auth = a->o.session.no_auth;
+              f->watch.allow_remote = a->allow_remote;
+              f->watch.session_id = a->o.session.session_id;
+              f->watch.relay_slots = a->o.relay_slots;
               return follow_cmd(*f);
             }
             if (a->sim.empty() || app->count("--id") == 0)

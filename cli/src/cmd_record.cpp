@@ -2,10 +2,12 @@
 // (replay::record_bots_to_file, replay/record.h); this file parses and prints.
 #include "common.h"
 
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/record.h>
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace lockstep::cli {
 
@@ -27,35 +29,15 @@ struct RecordArgs {
   bool json = false;
 };
 
-// The success lines of `record` (text or JSON).
-void print_recorded(const RecordArgs& a, const replay::SimConfig& config, const StateHash& h, double secs) {
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("output", a.out).field("sim", a.sim).field("players", config.players)
-        .field("units", config.units).field("seed", config.seed).field("bot", a.bot).field("ticks", a.ticks)
-        .field("final_hash", hex(h.total)).field("seconds", secs).end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("recorded %llu ticks of %s (players %u, units %u, seed %llu, bot %llu) to %s\n",
-                static_cast<unsigned long long>(a.ticks), a.sim.c_str(), config.players, config.units,
-                static_cast<unsigned long long>(config.seed), static_cast<unsigned long long>(a.bot), a.out.c_str());
-    std::printf("final hash %s (tick %llu), %.2f s\n", hex(h.total).c_str(), static_cast<unsigned long long>(h.tick), secs);
-  }
-}
-
 int record_cmd(const RecordArgs& a) {
   if (int rc = check_output(a.out, a.json); rc != kExitOk) return rc;
-  const replay::Sim* sim = replay::find_sim_including_hidden(a.sim);
-  if (sim == nullptr)
-    return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
-  if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");
+  const replay::Sim* sim = nullptr;
+  replay::SimConfig config;
+  const replay::BotMatch match{a.sim, a.bot, a.players, a.units, a.seed_given ? std::optional(a.seed) : std::nullopt, a.params};
+  if (std::string why = replay::bot_match_config(match, sim, config); !why.empty())
+    return report_error(a.json, kExitBadInput, why);
   if (a.block_ticks == 0 || a.block_ticks > replay::kMaxBlockTicks)
     return report_error(a.json, kExitBadInput, "--block-ticks must be 1..4096");
-  replay::SimConfig config;
-  config.players = a.players;
-  config.units = a.units;
-  config.seed = a.seed_given ? a.seed : a.bot;
-  for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
   replay::RecordOptions options;
   options.flags = 0;
   if (!a.no_hashes) options.flags |= replay::kReplayHasHashes;
@@ -68,7 +50,7 @@ int record_cmd(const RecordArgs& a) {
   if (!replay::record_bots_to_file(*sim, config, a.bot, a.ticks, options, a.out, final_hash, why))
     return report_error(a.json, kExitBadInput, why.message, why.file ? &*why.file : nullptr);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  print_recorded(a, config, final_hash, secs);
+  std::fputs(inspect::record_report(a.out, a.sim, config, a.bot, a.ticks, final_hash, secs, a.json).c_str(), stdout);
   return kExitOk;
 }
 }  // namespace

@@ -3,6 +3,7 @@
 // the replay has them, are checked on the way (exit 1 at the first divergent tick).
 #include "common.h"
 
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/verify.h>
 
 #include <cstdio>
@@ -47,41 +48,12 @@ int run_cmd(const RunArgs& a) {
     if (int wrc = write_timing_trace(trace, a.trace_out, a.json); wrc != kExitOk) return wrc;
   if (rc == kExitMismatch) {
     std::fprintf(stderr, "lockstep: DESYNC %s: %s\n", loaded.name.c_str(), divergence.c_str());
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", false).field("exit", kExitMismatch).field("replay", loaded.name).field("divergence", divergence).end();
-      std::printf("%s\n", j.str().c_str());
-    }
+    std::fputs(inspect::run_desync_report(loaded.name, divergence, a.json).c_str(), stdout);
     return kExitMismatch;
   }
-  const Percentiles p = percentiles(stats.step_ns);
-  const std::uint64_t ticks = r.frame_count();
-  const double tps = stats.seconds > 0 ? static_cast<double>(ticks) / stats.seconds : 0.0;
-  const StateHash& h = runner.hash();
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("replay", loaded.name).field("sim", r.header.sim_name)
-        .field("players", r.header.config.players).field("units", r.header.config.units)
-        .field("ticks", ticks).field("final_tick", h.tick).field("final_hash", hex(h.total))
-        .field("hashes_checked", checked).field("ticks_per_second", tps)
-        .field("tick_p50_us", p.p50_us).field("tick_p99_us", p.p99_us).field("tick_max_us", p.max_us)
-        .field("entities", std::uint64_t{runner.world().entityCount()}).end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("replay      %s\n", loaded.name.c_str());
-    std::printf("sim         %s v%u  players %u  units %u  seed %llu\n", r.header.sim_name.c_str(), r.header.sim_version,
-                r.header.config.players, r.header.config.units, static_cast<unsigned long long>(r.header.config.seed));
-    std::printf("ticks       %llu\n", static_cast<unsigned long long>(ticks));
-    std::printf("final hash  %s (tick %llu)\n", hex(h.total).c_str(), static_cast<unsigned long long>(h.tick));
-    if (r.hashes.empty())
-      std::printf("recorded    no hashes in this replay (nothing checked)\n");
-    else
-      std::printf("recorded    %llu/%llu tick hashes match\n", static_cast<unsigned long long>(checked),
-                  static_cast<unsigned long long>(r.hashes.size()));
-    std::printf("entities    %u\n", runner.world().entityCount());
-    std::printf("speed       %.0f ticks/s\n", tps);
-    std::printf("tick time   p50 %.1f us  p99 %.1f us  max %.1f us\n", p.p50_us, p.p99_us, p.max_us);
-  }
+  std::fputs(inspect::run_report(loaded.name, r, runner.hash(), checked, runner.world().entityCount(), stats.seconds,
+                                 percentiles(stats.step_ns), a.json).c_str(),
+             stdout);
   return kExitOk;
 }
 }  // namespace

@@ -5,6 +5,8 @@
 // Exit 0: written / identical. 1: the loaded state's hash differs (parts named). 2: bad input.
 #include "common.h"
 
+#include <lockstep/inspect/tool_report.h>
+
 #include <cstdio>
 
 namespace lockstep::cli {
@@ -42,49 +44,18 @@ int snapshot_cmd(const SnapshotArgs& a) {
   if (rc != stop) return rc == kExitOk ? report_error(a.json, kExitBadInput, "tick not reached") : rc;
 
   if (!a.out.empty()) {
-    const FileStatus st = write_snapshot_file(a.out, runner.world());
-    if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", true).field("replay", loaded.name).field("tick", a.tick).field("output", a.out)
-          .field("hash", hex(at.total)).end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      std::printf("wrote the state at tick %llu (hash %s) to %s\n", static_cast<unsigned long long>(a.tick),
-                  hex(at.total).c_str(), a.out.c_str());
-    }
+    if (const FileStatus st = write_snapshot_file(a.out, runner.world()); !st.ok())
+      return report_error(a.json, kExitBadInput, st.message);
+    std::fputs(inspect::snapshot_written_report(loaded.name, a.tick, a.out, at, a.json).c_str(), stdout);
     return kExitOk;
   }
-
-  replay::Runner fresh(*loaded.sim, loaded.replay.header.config);
-  if (!fresh.status().ok())
-    return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + fresh.status().message());
-  Snapshot scratch;
-  scratch.reserve(fresh.world());
-  const FileStatus st = load_snapshot_file(a.check, fresh.world(), scratch);
-  if (!st.ok()) return report_error(a.json, kExitBadInput, st.message);
-  const StateHash loaded_hash = hash_world(fresh.world());
-  const HashDiff d = diff_hashes(loaded_hash, at);
-  const bool same = d.empty();
-  const std::string parts = same ? std::string() : describe_hash_diff(loaded_hash, at, runner.world().storage());
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", same).field("exit", same ? int{kExitOk} : int{kExitMismatch}).field("replay", loaded.name)
-        .field("tick", a.tick).field("snapshot", a.check).field("hash", hex(loaded_hash.total))
-        .field("expected", hex(at.total));
-    if (!same) j.field("differs", parts);
-    j.end();
-    std::printf("%s\n", j.str().c_str());
-  } else if (same) {
-    std::printf("OK %s: identical to tick %llu of %s (hash %s)\n", a.check.c_str(),
-                static_cast<unsigned long long>(a.tick), loaded.name.c_str(), hex(at.total).c_str());
-  }
-  if (!same) {
-    std::fprintf(stderr, "lockstep: MISMATCH %s vs tick %llu of %s: differs: %s\n", a.check.c_str(),
-                 static_cast<unsigned long long>(a.tick), loaded.name.c_str(), parts.c_str());
-    return kExitMismatch;
-  }
-  return kExitOk;
+  const inspect::SnapshotCheck c = inspect::check_snapshot_file(*loaded.sim, loaded.replay.header.config, loaded.name, a.check,
+                                                                at, runner.world().storage());
+  if (!c.error.empty()) return report_error(a.json, kExitBadInput, c.error);
+  const inspect::SnapshotCheckReport report = inspect::snapshot_check_report(a.check, loaded.name, a.tick, c, at, a.json);
+  std::fputs(report.report.c_str(), stdout);
+  std::fputs(report.log.c_str(), stderr);
+  return c.same ? kExitOk : kExitMismatch;
 }
 }  // namespace
 

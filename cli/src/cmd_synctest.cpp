@@ -7,13 +7,16 @@
 #include "per_system.h"
 
 #include <lockstep/inspect/systems.h>
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/inspect/verify_report.h>
 
+#include <lockstep/replay/record.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/rollback/synctest.h>
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace lockstep::cli {
 
@@ -77,14 +80,9 @@ int synctest_cmd(const SyncArgs& a) {
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, &loaded.replay, name);
     r = rollback::synctest_replay(*sim, loaded.replay, a.distance, a.threads);
   } else {
-    sim = replay::find_sim_including_hidden(a.sim);
-    if (sim == nullptr)
-      return report_error(a.json, kExitBadInput, "unknown sim '" + a.sim + "' (known: " + describe_sims() + ")");
-    if (a.params.size() > 4) return report_error(a.json, kExitBadInput, "--param takes at most 4 values");
-    config.players = a.players;
-    config.units = a.units;
-    config.seed = a.seed_given ? a.seed : a.bot;
-    for (std::size_t i = 0; i < a.params.size(); ++i) config.params[i] = a.params[i];
+    const replay::BotMatch match{a.sim, a.bot, a.players, a.units, a.seed_given ? std::optional(a.seed) : std::nullopt, a.params};
+    if (std::string why = replay::bot_match_config(match, sim, config); !why.empty())
+      return report_error(a.json, kExitBadInput, why);
     name = a.sim + " (bot " + std::to_string(a.bot) + ")";
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, nullptr, name);
     r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance, a.threads);
@@ -99,17 +97,8 @@ int synctest_cmd(const SyncArgs& a) {
     std::fputs(report.report.c_str(), stdout);
     return kExitMismatch;
   }
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("source", name).field("check_distance", a.distance).field("ticks", r.ticks)
-        .field("rollbacks", r.rollbacks).field("resimulated_ticks", r.resimulated_ticks).field("seconds", secs).end();
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("OK synctest %s: %llu ticks, check distance %u: %llu rollbacks, %llu resimulated ticks, every hash "
-                "reproduced (%.2f s)\n",
-                name.c_str(), static_cast<unsigned long long>(r.ticks), a.distance,
-                static_cast<unsigned long long>(r.rollbacks), static_cast<unsigned long long>(r.resimulated_ticks), secs);
-  }
+  std::fputs(inspect::synctest_ok_report(name, a.distance, r.ticks, r.rollbacks, r.resimulated_ticks, secs, a.json).c_str(),
+             stdout);
   return kExitOk;
 }
 }  // namespace

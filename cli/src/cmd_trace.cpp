@@ -3,11 +3,10 @@
 #include "farm.h"
 
 #include <lockstep/hash/durable_file.h>
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/trace.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 namespace lockstep::cli {
 
@@ -22,23 +21,6 @@ struct TraceArgs {
   std::vector<std::string> replays;  // several, or directories: a farm (farm.h)
   FarmOptions farm;
 };
-
-int write_text(const std::string& path, const std::string& text, std::string& error) {
-  if (path == "-") {
-    errno = 0;
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-      error = std::string("cannot write standard output: ") + std::strerror(errno != 0 ? errno : EIO);
-      return kExitBadInput;
-    }
-    return kExitOk;
-  }
-  hash::WriteFailure failure;
-  if (!hash::write_file_atomically(path, text.data(), text.size(), failure)) {
-    error = failure.failed_path + ": " + failure.what;
-    return kExitBadInput;
-  }
-  return kExitOk;
-}
 
 int trace_cmd(const TraceArgs& a) {
   // Without -o the trace itself is stdout; a JSON summary after it would corrupt both.
@@ -76,16 +58,9 @@ int trace_cmd(const TraceArgs& a) {
                                  });
     if (rc != kExitOk) return rc;
   }
-  std::string error;
-  if (write_text(a.out, text, error) != kExitOk) return report_error(a.json, kExitBadInput, error);
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("replay", loaded.name).field("output", a.out).field("lines", lines).end();
-    std::printf("%s\n", j.str().c_str());
-  } else if (a.out != "-") {
-    std::printf("wrote %llu trace lines (ticks 0..%llu) to %s\n", static_cast<unsigned long long>(lines),
-                static_cast<unsigned long long>(lines == 0 ? 0 : lines - 1), a.out.c_str());
-  }
+  if (const std::string error = hash::write_text_output(a.out, text); !error.empty())
+    return report_error(a.json, kExitBadInput, error);
+  std::fputs(inspect::trace_report(loaded.name, a.out, lines, a.json).c_str(), stdout);
   return kExitOk;
 }
 }  // namespace

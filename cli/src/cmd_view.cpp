@@ -7,19 +7,13 @@
 //                         re-simulates in the browser; only where the template was built);
 //   --serve [--port N]    a local HTTP server answering the page from this process
 //                         (viewer::serve: cpp-httplib, 127.0.0.1); Ctrl-C stops it, exit 0.
-// This file parses and prints; the page, the frames and the server live in lockstep::viewer.
+// This file parses and prints; the page, the frames and the server live in lockstep::viewer
+// (viewer/view.h).
 #include "common.h"
 
-#include <lockstep/hash/durable_file.h>
-#include <lockstep/inspect/bundle.h>
-#include <lockstep/viewer/page.h>
-#include <lockstep/viewer/server.h>
-#include <lockstep/viewer/session.h>
+#include <lockstep/viewer/view.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <system_error>
 
 namespace lockstep::cli {
 
@@ -38,103 +32,16 @@ struct ViewArgs {
   bool json = false;
 };
 
-// The file, read and checked here exactly as the page will read it, so a bad file fails now
-// with its offset instead of in the browser.
-int load_file(const ViewArgs& a, std::vector<std::byte>& bytes, viewer::Session& session, std::string& answer) {
-  if (const FileStatus st = inspect::read_file_bytes(a.file, bytes, inspect::kMaxBundleBytes); !st.ok())
-    return report_error(a.json, kExitBadInput, st.message);
-  answer = session.load(bytes, a.file);
-  if (!session.error().empty()) return report_error(a.json, kExitBadInput, "view: " + session.error());
-  return kExitOk;
-}
-
-int write_page(const ViewArgs& a, const std::string& page, const std::string& what) {
-  hash::WriteFailure failure;
-  if (!hash::write_file_atomically(a.out, page.data(), page.size(), failure))
-    return report_error(a.json, kExitBadInput, failure.failed_path + ": " + failure.what);
-  if (!a.json) std::printf("wrote %s (%zu bytes; %s): open it in a browser, no server needed\n", a.out.c_str(), page.size(), what.c_str());
-  return kExitOk;
-}
-
-// The page template of the wasm viewer (--wasm, --viewer, LOCKSTEP_VIEWER_PAGE).
-int view_wasm(const ViewArgs& a) {
-  std::vector<std::string> candidates;
-  const std::string template_path = viewer::find_wasm_page_template(a.page, candidates);
-  if (template_path.empty()) {
-    std::string looked;
-    for (const std::string& p : candidates) looked += "\n  " + p;
-    return report_error(a.json, kExitBadInput,
-                        std::string("view: the viewer page template (") + kPageName + ") was not found; looked in:" + looked +
-                            "\nIt is built with emscripten, which this build did not have: run scripts/bootstrap --browser, "
-                            "configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the lockstep tool), or pass "
-                            "--viewer PATH to a built " + kPageName + ". Without --wasm/--viewer, `view -o` writes a page "
-                            "that needs no emscripten. See docs/viewer.md.");
-  }
-  std::string page;
-  if (std::string error = viewer::read_wasm_page_template(template_path, page); !error.empty())
-    return report_error(a.json, kExitBadInput, "view: " + error);
-  std::vector<std::byte> bytes;
-  viewer::Session session;
-  std::string answer;
-  if (int rc = load_file(a, bytes, session, answer); rc != kExitOk) return rc;
-  const std::string name = std::filesystem::path(a.file).filename().string();
-  page = viewer::fill_wasm_page(std::move(page), name, bytes);
-  if (int rc = write_page(a, page, name + " embedded, wasm page"); rc != kExitOk) return rc;
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("file", a.file).field("out", a.out).field("page", "wasm").field("template", template_path)
-        .field("bytes", std::uint64_t{page.size()}).end();
-    std::printf("%s\n", j.str().c_str());
-  }
-  return kExitOk;
-}
-
-// The native page: frames computed here (every tick up to the limit, then keyframes).
-int view_frames(const ViewArgs& a) {
-  std::vector<std::byte> bytes;
-  viewer::Session session;
-  std::string answer;
-  if (int rc = load_file(a, bytes, session, answer); rc != kExitOk) return rc;
-  viewer::EmbedLimits limits;
-  limits.max_bytes = a.embed_limit_mib << 20;
-  viewer::Embedded e;
-  std::string error;
-  if (!viewer::embed_frames(session, answer, limits, e, error)) return report_error(a.json, kExitBadInput, "view: " + error);
-  const std::string page = viewer::native_page(e.data_json, viewer::PageMode::Embedded);
-  if (int rc = write_page(a, page, viewer::describe_embedded(e, a.embed_limit_mib)); rc != kExitOk) return rc;
-  if (a.json) {
-    Json j;
-    j.begin().field("ok", true).field("file", a.file).field("out", a.out).field("page", "frames")
-        .field("frames", e.ticks).field("stride", e.stride).field("bytes", std::uint64_t{page.size()}).end();
-    std::printf("%s\n", j.str().c_str());
-  }
-  return kExitOk;
-}
-
 int view_serve(const ViewArgs& a) {
-  if (!viewer::server_available()) {
-    viewer::Session none;  // serve() without the server only says why
-    return report_error(a.json, kExitBadInput, "view: --serve: " + viewer::serve(none, "", {}));
-  }
-  std::vector<std::byte> bytes;
-  viewer::Session session;
-  std::string answer;
-  if (int rc = load_file(a, bytes, session, answer); rc != kExitOk) return rc;
   viewer::ServeOptions o;
   o.host = a.host;
   o.port = static_cast<std::uint16_t>(a.port);
   o.on_listening = [&](const std::string& url) {
-    if (a.json) {
-      Json j;
-      j.begin().field("ok", true).field("file", a.file).field("url", url).end();
-      std::printf("%s\n", j.str().c_str());
-    } else {
-      std::printf("serving %s at %s (Ctrl-C stops)\n", a.file.c_str(), url.c_str());
-    }
+    std::fputs(viewer::serving_report(a.file, url, a.json).c_str(), stdout);
     std::fflush(stdout);  // a script (or a test) waits for the URL on a pipe
   };
-  const std::string error = viewer::serve(session, answer, o);
-  if (!error.empty()) return report_error(a.json, kExitBadInput, "view: --serve: " + error);
+  if (const std::string error = viewer::serve_file(a.file, o); !error.empty())
+    return report_error(a.json, kExitBadInput, error);
   if (!a.json) std::printf("stopped\n");
   return kExitOk;
 }
@@ -148,9 +55,11 @@ int view_cmd(const ViewArgs& a) {
     return view_serve(a);
   }
   if (int rc = check_output(a.out, a.json, {a.file}); rc != kExitOk) return rc;
-  const char* env = std::getenv("LOCKSTEP_VIEWER_PAGE");
-  if (a.wasm || !a.page.empty() || (env != nullptr && *env != '\0')) return view_wasm(a);
-  return view_frames(a);
+  const viewer::WrittenPage page = viewer::wants_wasm_page(a.wasm, a.page) ? viewer::write_wasm_page(a.file, a.out, a.page)
+                                                                           : viewer::write_frames_page(a.file, a.out, a.embed_limit_mib);
+  if (!page.error.empty()) return report_error(a.json, kExitBadInput, page.error);
+  std::fputs(viewer::written_page_report(page, a.json).c_str(), stdout);
+  return kExitOk;
 }
 }  // namespace
 

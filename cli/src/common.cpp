@@ -1,11 +1,10 @@
 // Shared plumbing of the subcommands (common.h). Floats: display/statistics only.
 #include "common.h"
 
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/step_recording.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
 
 #if __has_include(<unistd.h>)
 #include <unistd.h>
@@ -16,32 +15,8 @@ namespace lockstep::cli {
 
 // ---- reporting -------------------------------------------------------------------------
 
-namespace {
-// Messages echo user text (paths, names, query text): control bytes are escaped so an ESC
-// sequence cannot reach the terminal, and a megabyte of echo is cut. Newlines and tabs stay
-// (multi-line messages use them).
-std::string terminal_safe(const std::string& message) {
-  constexpr std::size_t kMaxShown = 4096;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  const std::size_t n = std::min(message.size(), kMaxShown);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(message[i]);
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  if (message.size() > n) out += "...(" + std::to_string(message.size() - n) + " more bytes)";
-  return out;
-}
-}  // namespace
-
 int report_error(bool json, int code, const std::string& message, const replay::ReplayStatus* st) {
-  std::fprintf(stderr, "lockstep: error: %s\n", terminal_safe(message).c_str());
+  std::fprintf(stderr, "lockstep: error: %s\n", inspect::terminal_safe(message).c_str());
   if (json) {
     Json j;
     j.begin().field("ok", false).field("exit", code).field("error", message);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -305,6 +306,18 @@ bool write_file_atomically(const std::string& path, const void* bytes, std::size
     return false;
   }
   return true;
+}
+
+std::string write_text_output(const std::string& path, std::string_view text) {
+  if (path == "-") {
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+      return std::string("cannot write standard output: ") + std::strerror(errno != 0 ? errno : EIO);
+    return "";
+  }
+  WriteFailure failure;
+  if (!write_file_atomically(path, text.data(), text.size(), failure)) return failure.failed_path + ": " + failure.what;
+  return "";
 }
 
 }  // namespace lockstep::hash

@@ -1,9 +1,11 @@
 // Recording bots' matches into memory (record.h): the in-memory half of `lockstep record`.
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/world_snapshot.h>
+#include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/record.h>
 #include <lockstep/replay/runner.h>
 
+#include <iterator>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -142,6 +144,18 @@ bool record_bots_to_file(const Sim& sim, const SimConfig& config, std::uint64_t 
   if (!sink.close(why)) return false;
   final_hash = runner.hash();
   return true;
+}
+
+std::string bot_match_config(const BotMatch& match, const Sim*& sim, SimConfig& config) {
+  sim = find_sim_including_hidden(match.sim);
+  if (sim == nullptr) return "unknown sim '" + match.sim + "' (known: " + describe_registered_sims() + ")";
+  if (match.params.size() > std::size(config.params)) return "--param takes at most 4 values";
+  config = SimConfig{};
+  config.players = match.players;
+  config.units = match.units;
+  config.seed = match.seed.value_or(match.bot);
+  for (std::size_t i = 0; i < match.params.size(); ++i) config.params[i] = match.params[i];
+  return "";
 }
 
 }  // namespace lockstep::replay

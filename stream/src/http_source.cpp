@@ -26,6 +26,18 @@ bool is_http_url(const std::string& text) noexcept {
   return text.rfind("http://", 0) == 0 || text.rfind("https://", 0) == 0;
 }
 
+std::unique_ptr<replay::ByteSource> open_recording_source(const std::string& source, std::string& error) {
+  if (is_http_url(source)) {
+    if (http_available()) return std::make_unique<HttpRangeSource>(source);
+    error = "this build has no libcurl (HTTP sources)";
+  } else if (source.find("://") != std::string::npos) {
+    error = "only http:// and https:// URLs, or a file path";
+  } else {
+    return std::make_unique<replay::GrowingFileSource>(source);
+  }
+  return nullptr;
+}
+
 std::string HttpRangeSource::describe() const { return partial_ ? url_ + ".partial" : url_; }
 
 #if LOCKSTEP_HAVE_CURL

@@ -142,3 +142,25 @@ TEST(DurableFile, FifoWithoutReaderFailsAtOnce) {
 #endif
 
 }  // namespace
+
+// write_text_output: a tool's text output, "-" for stdout, else written atomically.
+namespace {
+TEST(DurableFile, TextOutputToAFileOrStandardOutput) {
+  const fs::path d = fresh_dir("text-output");
+  const fs::path p = d / "out.trace";
+  EXPECT_EQ(lockstep::hash::write_text_output(p.string(), "0 00ff\n1 00fe\n"), "");
+  std::ifstream in(p);
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), "0 00ff\n1 00fe\n");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(lockstep::hash::write_text_output("-", "to stdout\n"), "");
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "to stdout\n");
+  const std::string missing = (d / "no-such-dir" / "out.trace").string();
+  WriteFailure failure;
+  ASSERT_FALSE(lockstep::hash::write_file_atomically(missing, "x", 1, failure));
+  EXPECT_EQ(lockstep::hash::write_text_output(missing, "x"), failure.failed_path + ": " + failure.what);
+  fs::remove_all(d);
+}
+}  // namespace

@@ -1,6 +1,7 @@
 // replay/record.h, record_bots_to_file: what `lockstep record` writes, as a library call; the
 // binary and JSON files read back as the in-memory recording of the same bots.
 #include <lockstep/fixtures/fixtures.h>
+#include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/record.h>
 
 #include <gtest/gtest.h>
@@ -62,6 +63,29 @@ TEST(RecordFile, NamesWhatFailed) {
                                    final_hash, io));
   ASSERT_TRUE(io.file.has_value());
   EXPECT_EQ(io.message, io.file->message);
+}
+
+// bot_match_config: the sim by name (hidden ones too), the seed defaulting to the bot seed.
+TEST(RecordFile, BotMatchConfig) {
+  fixtures::register_builtin_sims();
+  const Sim* sim = nullptr;
+  SimConfig config;
+  EXPECT_EQ(bot_match_config(BotMatch{"duel", 7, 3, 40, std::nullopt, {5, 6}}, sim, config), "");
+  EXPECT_EQ(sim, find_sim_including_hidden("duel"));
+  EXPECT_EQ(config.players, 3u);
+  EXPECT_EQ(config.units, 40u);
+  EXPECT_EQ(config.seed, 7u);
+  EXPECT_EQ(config.params[0], 5u);
+  EXPECT_EQ(config.params[1], 6u);
+  EXPECT_EQ(config.params[2], 0u);
+  EXPECT_EQ(bot_match_config(BotMatch{"duel", 7, 2, 0, 11, {}}, sim, config), "");
+  EXPECT_EQ(config.seed, 11u);
+  EXPECT_EQ(config.params[0], 0u);
+  EXPECT_EQ(bot_match_config(BotMatch{"nope", 1, 2, 0, std::nullopt, {}}, sim, config),
+            "unknown sim 'nope' (known: " + describe_registered_sims() + ")");
+  EXPECT_EQ(sim, nullptr);
+  EXPECT_EQ(bot_match_config(BotMatch{"duel", 1, 2, 0, std::nullopt, {1, 2, 3, 4, 5}}, sim, config),
+            "--param takes at most 4 values");
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 #                     (tests/viewer/browser_test.py). They need the page template (a build with
 #                     -DLOCKSTEP_VIEWER=ON, i.e. emscripten) and chromium (scripts/bootstrap
 #                     --browser); without them they are SKIPPED (exit 77) and say why.
-add_executable(test_viewer ${CMAKE_CURRENT_LIST_DIR}/session_test.cpp ${CMAKE_CURRENT_LIST_DIR}/wasm_page_test.cpp)
+add_executable(test_viewer ${CMAKE_CURRENT_LIST_DIR}/session_test.cpp ${CMAKE_CURRENT_LIST_DIR}/wasm_page_test.cpp
+                           ${CMAKE_CURRENT_LIST_DIR}/view_test.cpp)
 target_link_libraries(test_viewer PRIVATE lockstep::viewer lockstep::fixtures GTest::gtest_main)
 target_compile_definitions(test_viewer PRIVATE LOCKSTEP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(test_viewer DISCOVERY_TIMEOUT 60 PROPERTIES LABELS viewer)

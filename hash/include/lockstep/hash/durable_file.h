@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockstep::hash {
@@ -67,5 +68,10 @@ struct WriteFailure {
   std::string what;
 };
 bool write_file_atomically(const std::string& path, const void* bytes, std::size_t size, WriteFailure& failure);
+
+// A tool's text output: `path` "-" is standard output (written as is; a short write is
+// "cannot write standard output: " and strerror), any other path write_file_atomically.
+// Returns "" on success, else the error ("FAILED_PATH: WHAT" for a file).
+std::string write_text_output(const std::string& path, std::string_view text);
 
 }  // namespace lockstep::hash

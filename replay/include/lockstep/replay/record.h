@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lockstep::replay {
 
@@ -17,6 +18,20 @@ namespace lockstep::replay {
 // the sim refused, a checkpoint that cannot be encoded.
 Status record_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_seed, std::uint64_t ticks,
                    std::uint32_t checkpoint_every, Replay& out);
+
+// A bot-driven match as a tool names it (`lockstep record`, `synctest --sim`): the sim by name
+// (hidden sims included), the world seed defaulting to the bot seed, up to four sim parameters.
+struct BotMatch {
+  std::string sim;
+  std::uint64_t bot = 1;
+  std::uint32_t players = 2;
+  std::uint32_t units = 0;
+  std::optional<std::uint64_t> seed;  // unset: `bot`
+  std::vector<std::uint32_t> params;
+};
+// Finds the sim and fills `config`. Returns "" or the error: "unknown sim 'NAME' (known: ...)"
+// (describe_registered_sims) or "--param takes at most 4 values".
+std::string bot_match_config(const BotMatch& match, const Sim*& sim, SimConfig& config);
 
 struct RecordOptions {
   std::uint32_t flags = kReplayHasHashes | kReplayHasComponentHashes;

@@ -22,6 +22,13 @@ bool http_available() noexcept;
 // True for "http://..." and "https://..." (what HttpRangeSource accepts).
 bool is_http_url(const std::string& text) noexcept;
 
+// The source of a recording named by a watcher (`lockstep spectate --follow SOURCE`): an
+// http:// or https:// URL is an HttpRangeSource (refused, "this build has no libcurl (HTTP
+// sources)", without libcurl), any other "SCHEME://" is refused ("only http:// and https://
+// URLs, or a file path"), anything else is a file path (replay::GrowingFileSource). Null with
+// `error` set when refused.
+std::unique_ptr<replay::ByteSource> open_recording_source(const std::string& source, std::string& error);
+
 class HttpRangeSource final : public replay::ByteSource {
  public:
   // `timeout_ms` bounds each request (connect + transfer).

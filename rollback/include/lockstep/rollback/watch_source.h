@@ -1,0 +1,47 @@
+#pragma once
+// Where a watcher reads a match's recording from (`lockstep spectate --host/--follow`,
+// docs/rollback.md, "Spectators at scale"): a relay (RelaySource), or a recording named by a
+// path or URL (opened by the caller's function: lockstep::stream's open_recording_source reads
+// HTTP too), and optionally a relay serving what was fetched onward. The relays' messages use
+// the match key (a key file, or derived from the session id: INSECURE) unless no_auth. The
+// error texts are the tool's: they name its options (--host, --follow, --relay).
+#include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/relay.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace lockstep::rollback {
+
+struct WatchSourceOptions {
+  std::string host;    // a relay's HOST:PORT to watch through ("" none)
+  std::string source;  // else: the recording's path or URL, opened by open_recording
+  std::string relay;   // serve what was fetched onward from this HOST:PORT ("" none)
+  std::string key_file;
+  bool no_auth = false;
+  bool allow_remote = false;  // the relays may bind and serve beyond loopback
+  std::uint32_t session_id = 1;
+  std::uint32_t relay_slots = kRelayMaxSubscribers;  // the onward relay's watchers at once
+  // Opens `source` (null with `error` set when refused); unset: a file path
+  // (replay::GrowingFileSource).
+  std::function<std::unique_ptr<replay::ByteSource>(const std::string& source, std::string& error)> open_recording;
+};
+
+struct WatchSource {
+  std::unique_ptr<replay::ByteSource> source;  // null when error is set
+  RelaySource* relayed = nullptr;              // `source` when watching through a relay
+  std::unique_ptr<RelayServer> onward;         // the onward relay, when asked for and opened
+  std::string error;  // "" or: "--host and --follow exclude each other", the key file's error,
+                      // "--host H: ...", "--follow S: ..." or "--relay R: ..."
+};
+
+// The relays' config for `o` (bind "0.0.0.0:0" with allow_remote, else the default). Returns the
+// key file's error ("" on success).
+std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out);
+
+// Opens the source, then the onward relay.
+WatchSource open_watch_source(const WatchSourceOptions& o);
+
+}  // namespace lockstep::rollback

@@ -1,0 +1,69 @@
+// A watcher's source and onward relay (rollback/watch_source.h).
+#include <lockstep/rollback/peer_setup.h>
+#include <lockstep/rollback/watch_source.h>
+
+#include <utility>
+
+namespace lockstep::rollback {
+
+std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out) {
+  out.loopback_only = !o.allow_remote;
+  out.session_id = o.session_id;
+  out.max_subscribers = o.relay_slots;
+  MatchKeySource source;
+  if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, out.security, out.key, source); !why.empty())
+    return why;
+  if (o.allow_remote) out.bind = "0.0.0.0:0";
+  return "";
+}
+
+namespace {
+void open_source(const WatchSourceOptions& o, WatchSource& w) {
+  if (o.host.empty()) {
+    std::string error;
+    w.source = o.open_recording ? o.open_recording(o.source, error) : std::make_unique<replay::GrowingFileSource>(o.source);
+    if (w.source == nullptr) w.error = "--follow " + o.source + ": " + error;
+    return;
+  }
+  if (!o.source.empty()) {
+    w.error = "--host and --follow exclude each other";
+    return;
+  }
+  RelayConfig c;
+  if (w.error = watch_relay_config(o, c); !w.error.empty()) return;
+  auto relayed = std::make_unique<RelaySource>();
+  std::string error;
+  if (!relayed->open(o.host, c, error)) {
+    w.error = "--host " + o.host + ": " + error;
+    return;
+  }
+  w.relayed = relayed.get();
+  w.source = std::move(relayed);
+}
+
+void open_onward(const WatchSourceOptions& o, WatchSource& w) {
+  RelayConfig c;
+  if (w.error = watch_relay_config(o, c); !w.error.empty()) return;
+  c.bind = o.relay;
+  auto relay = std::make_unique<RelayServer>();
+  std::string error;
+  if (!relay->open(c, error)) {
+    w.error = "--relay " + o.relay + ": " + error;
+    return;
+  }
+  w.onward = std::move(relay);
+}
+}  // namespace
+
+WatchSource open_watch_source(const WatchSourceOptions& o) {
+  WatchSource w;
+  open_source(o, w);
+  if (w.error.empty() && !o.relay.empty()) open_onward(o, w);
+  if (!w.error.empty()) {
+    w.source.reset();
+    w.relayed = nullptr;
+  }
+  return w;
+}
+
+}  // namespace lockstep::rollback

@@ -1,0 +1,107 @@
+// rollback/watch_source.h: a watcher's source (relay, file, the caller's opener) and its onward
+// relay, with the tool's exact errors.
+#include <lockstep/rollback/match_key.h>
+#include <lockstep/rollback/watch_source.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace {
+
+using namespace lockstep::rollback;
+
+TEST(WatchSource, RelayConfigCarriesTheMatchKey) {
+  WatchSourceOptions o;
+  o.session_id = 9;
+  o.relay_slots = 5;
+  RelayConfig c;
+  EXPECT_EQ(watch_relay_config(o, c), "");
+  EXPECT_EQ(c.bind, "127.0.0.1:0");
+  EXPECT_TRUE(c.loopback_only);
+  EXPECT_EQ(c.session_id, 9u);
+  EXPECT_EQ(c.max_subscribers, 5u);
+  EXPECT_EQ(c.security, WireSecurity::Authenticated);
+  EXPECT_EQ(c.key.bytes, insecure_test_key(9).bytes);
+  o.no_auth = true;
+  o.allow_remote = true;
+  RelayConfig open;
+  EXPECT_EQ(watch_relay_config(o, open), "");
+  EXPECT_EQ(open.bind, "0.0.0.0:0");
+  EXPECT_FALSE(open.loopback_only);
+  EXPECT_EQ(open.security, WireSecurity::Unauthenticated);
+}
+
+TEST(WatchSource, AFilePathIsAGrowingFile) {
+  WatchSourceOptions o;
+  o.source = "/nonexistent/p0.replay";
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.error, "");
+  ASSERT_NE(w.source, nullptr);
+  EXPECT_NE(dynamic_cast<lockstep::replay::GrowingFileSource*>(w.source.get()), nullptr);
+  EXPECT_EQ(w.relayed, nullptr);
+  EXPECT_EQ(w.onward, nullptr);
+}
+
+TEST(WatchSource, TheCallersOpenerNamesTheSource) {
+  WatchSourceOptions o;
+  o.source = "ftp://x/p0.replay";
+  o.open_recording = [](const std::string& source, std::string& error) -> std::unique_ptr<lockstep::replay::ByteSource> {
+    error = "refused " + source;
+    return nullptr;
+  };
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.error, "--follow ftp://x/p0.replay: refused ftp://x/p0.replay");
+  EXPECT_EQ(w.source, nullptr);
+}
+
+TEST(WatchSource, HostAndFollowExcludeEachOther) {
+  WatchSourceOptions o;
+  o.host = "127.0.0.1:7000";
+  o.source = "p0.replay";
+  EXPECT_EQ(open_watch_source(o).error, "--host and --follow exclude each other");
+}
+
+TEST(WatchSource, ABadKeyFileIsTheError) {
+  WatchSourceOptions o;
+  o.host = "127.0.0.1:7000";
+  o.key_file = "/nonexistent/match.key";
+  MatchKey key{};
+  std::string why;
+  ASSERT_FALSE(read_match_key_file(o.key_file, key, why));
+  EXPECT_EQ(open_watch_source(o).error, why);
+}
+
+TEST(WatchSource, WatchesThroughARelayAndRelaysOnward) {
+  WatchSourceOptions o;
+  o.host = "127.0.0.1:9";
+  o.relay = "127.0.0.1:0";
+  o.no_auth = true;
+  const WatchSource w = open_watch_source(o);
+  ASSERT_EQ(w.error, "");
+  ASSERT_NE(w.source, nullptr);
+  EXPECT_EQ(w.relayed, w.source.get());
+  ASSERT_NE(w.onward, nullptr);
+  EXPECT_EQ(w.onward->local_address().rfind("127.0.0.1:", 0), 0u) << w.onward->local_address();
+}
+
+TEST(WatchSource, AnOnwardRelayThatCannotBindIsTheError) {
+  WatchSourceOptions o;
+  o.source = "/nonexistent/p0.replay";
+  o.relay = "not-an-address";
+  o.no_auth = true;
+  RelayServer direct;
+  RelayConfig c;
+  ASSERT_EQ(watch_relay_config(o, c), "");
+  c.bind = o.relay;
+  std::string why;
+  ASSERT_FALSE(direct.open(c, why));
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.error, "--relay not-an-address: " + why);
+  EXPECT_EQ(w.source, nullptr);
+  EXPECT_EQ(w.onward, nullptr);
+}
+
+}  // namespace
