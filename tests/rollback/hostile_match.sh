@@ -28,7 +28,7 @@ match() {
   local extra=()
   [[ $attack == replay-handshake ]] && extra=(--replay "$work/earlier.sync")
   [[ $attack == capture ]] && { attack=none; extra=(--capture "$work/earlier.sync"); }
-  timeout -k 5 60 "$proxy" --peers 2 --session "$session" --ports-file "$work/ports" --attack "$attack" "${extra[@]}" \
+  timeout -k 20 60 "$proxy" --peers 2 --session "$session" --ports-file "$work/ports" --attack "$attack" "${extra[@]}" \
     --seconds 50 >"$work/proxy.out" 2>&1 &
   local proxy_pid=$!
   for _ in $(seq 1 200); do [[ -f $work/ports ]] && break; sleep 0.01; done

@@ -288,5 +288,8 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   std::printf("injected %llu captured %zu\n", static_cast<unsigned long long>(injected), captured.size());
+  // On disk now: exit handlers (LeakSanitizer's check in the ASan tree) run before stdio's final
+  // flush, and a slow one on a loaded machine met the script's kill, which lost the line.
+  std::fflush(stdout);
   return 0;
 }
