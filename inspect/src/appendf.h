@@ -8,7 +8,11 @@
 
 namespace lockstep::inspect::detail {
 
-#if defined(__GNUC__) || defined(__clang__)
+// MinGW's `printf` archetype is Microsoft's (no %zu, %llu checked as %I64u); libstdc++ builds with
+// __USE_MINGW_ANSI_STDIO, so vsnprintf here is the C99 one and gnu_printf is the true archetype.
+#if defined(__MINGW32__)
+__attribute__((format(gnu_printf, 2, 3)))
+#elif defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 2, 3)))
 #endif
 inline void appendf(std::string& out, const char* format, ...) {
