@@ -50,8 +50,9 @@ using Clock = std::chrono::steady_clock;
 
 int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
 
-// The arguments' checks and the world's players (as given, else rollback::players_for_peers).
-int check_args(const PeerArgs& a, const replay::Sim& sim, std::vector<std::string>& addresses, replay::SimConfig& config) {
+// The checks that speak of how the options were typed (files, --rendezvous, units); the
+// options' consistency is rollback::check_udp_peer_options, after peer_options.
+int check_args(const PeerArgs& a, std::vector<std::string>& addresses) {
   if (!a.o.record.empty())
     if (int rc = check_output(a.o.record, a.json); rc != kExitOk) return rc;
   if (!a.o.bundle_dir.empty())
@@ -61,36 +62,25 @@ int check_args(const PeerArgs& a, const replay::Sim& sim, std::vector<std::strin
     if (!addresses.empty()) return fail(a, "--rendezvous replaces --peers (use --count)");
     addresses.assign(a.count, std::string());
   }
-  const auto peers = static_cast<std::uint32_t>(addresses.size());
-  if (peers < 2 || peers > rollback::kMaxSessionPeers)
-    return fail(a, "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  if (a.o.session.local_peer >= peers) return fail(a, "--id must be < the number of --peers");
   auto bad_ms = [](double v) { return !(v >= 0.0 && v <= 10000.0); };
   if (bad_ms(a.latency_ms) || bad_ms(a.jitter_ms) || bad_ms(a.notify_ms) || !(a.disconnect_ms >= 0 && a.disconnect_ms <= 600000))
     return fail(a, "times out of range");
   if (!(a.loss >= 0.0 && a.loss < 1.0)) return fail(a, "--loss must be in 0..1 (exclusive)");
-  if (a.o.session.no_auth && !a.o.session.key_file.empty()) return fail(a, "--no-auth and --key-file exclude each other");
-  if (!a.o.relay.empty() && a.o.record.empty()) return fail(a, "--relay serves the recording: give --record FILE too");
-  if (!a.o.record.empty() && a.o.checkpoint_every != 0 && (a.o.session.hash_interval == 0 || a.o.checkpoint_every % a.o.session.hash_interval != 0))
-    return fail(a, "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(a.o.session.hash_interval) + ")");
-  config = a.o.config;
-  config.players = a.players != 0 ? a.players : rollback::players_for_peers(sim, config, peers);
-  if (config.players > peers) return fail(a, "--players must be <= the number of peers");
-  if (a.o.session.spectator && a.o.session.local_peer < config.players) return fail(a, "a spectator's --id must be >= --players (peer p owns player p)");
-  if (!a.o.session.spectator && a.o.session.local_peer >= config.players) return fail(a, "--id owns no player: use 'lockstep spectate' for a spectator");
   return kExitOk;
 }
 
-// The checked arguments as the library's options: the converted times and the computed parts.
-rollback::UdpPeerOptions peer_options(const PeerArgs& a, std::vector<std::string> addresses, const replay::SimConfig& config) {
+// The typed arguments as the library's options: the converted times and the computed parts
+// (the world's players as given, else rollback::players_for_peers).
+rollback::UdpPeerOptions peer_options(const PeerArgs& a, const replay::Sim& sim, std::vector<std::string> addresses) {
   rollback::UdpPeerOptions o = a.o;
-  o.session.peers = static_cast<std::uint32_t>(addresses.size());
-  o.session.players = config.players;
+  const auto peers = static_cast<std::uint32_t>(addresses.size());
+  o.config.players = a.players != 0 ? a.players : rollback::players_for_peers(sim, o.config, peers);
+  o.session.peers = peers;
+  o.session.players = o.config.players;
   o.session.sync_timeout_us = static_cast<std::uint64_t>(a.sync_timeout_s * 1e6);
   o.session.notify_us = static_cast<std::uint64_t>(a.notify_ms * 1000);
   o.session.disconnect_us = static_cast<std::uint64_t>(a.disconnect_ms * 1000);
   o.session.incarnation = static_cast<std::uint32_t>(std::random_device{}()) | 1u;
-  o.config = config;
   o.addresses = std::move(addresses);
   o.loopback_only = !a.allow_remote;
   o.bot_seed = a.bot_given ? a.bot : a.o.config.seed;
@@ -168,13 +158,15 @@ int peer_cmd(const PeerArgs& given) {
   PeerArgs a = given;
   if (a.o.tick_hz == 0) a.o.tick_hz = std::clamp<std::uint32_t>(sim->tick_hz(), 1, 2000);
   std::vector<std::string> addresses;
-  replay::SimConfig config;
-  if (int rc = check_args(a, *sim, addresses, config); rc != kExitOk) return rc;
-  rollback::UdpPeer peer(*sim, peer_options(a, std::move(addresses), config));
+  if (int rc = check_args(a, addresses); rc != kExitOk) return rc;
+  rollback::UdpPeerOptions options = peer_options(a, *sim, std::move(addresses));
+  if (std::string why = rollback::check_udp_peer_options(options); !why.empty()) return fail(a, why);
+  const std::uint32_t players = options.config.players;
+  rollback::UdpPeer peer(*sim, std::move(options));
   PeerPrinter printer(a, peer);
   if (auto f = peer.open(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
   std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.o.session.local_peer,
-               peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), config.players,
+               peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), players,
                static_cast<unsigned long long>(a.o.ticks), a.o.tick_hz, rollback::wire_security_name(peer.session().config().security),
                peer.lossy() ? " (lossy link emulation on outgoing packets)" : "");
   printer.t0 = Clock::now();

@@ -31,6 +31,30 @@ std::string exchange_peer_addresses(const std::vector<std::string>& given, const
   return {};
 }
 
+std::string check_udp_peer_options(const UdpPeerOptions& o) {
+  const auto peers = static_cast<std::uint32_t>(o.addresses.size());
+  if (peers < 2 || peers > kMaxSessionPeers)
+    return "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N";
+  if (o.session.peers != peers)
+    return "session.peers (" + std::to_string(o.session.peers) + ") must equal the number of addresses (" +
+           std::to_string(peers) + ")";
+  if (o.session.local_peer >= peers) return "--id must be < the number of --peers";
+  if (o.session.no_auth && !o.session.key_file.empty()) return "--no-auth and --key-file exclude each other";
+  if (!o.relay.empty() && o.record.empty()) return "--relay serves the recording: give --record FILE too";
+  if (!o.record.empty() && o.checkpoint_every != 0 &&
+      (o.session.hash_interval == 0 || o.checkpoint_every % o.session.hash_interval != 0))
+    return "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(o.session.hash_interval) + ")";
+  if (o.config.players > peers) return "--players must be <= the number of peers";
+  if (o.session.players != o.config.players)
+    return "session.players (" + std::to_string(o.session.players) + ") must equal config.players (" +
+           std::to_string(o.config.players) + ")";
+  if (o.session.spectator && o.session.local_peer < o.config.players)
+    return "a spectator's --id must be >= --players (peer p owns player p)";
+  if (!o.session.spectator && o.session.local_peer >= o.config.players)
+    return "--id owns no player: use 'lockstep spectate' for a spectator";
+  return {};
+}
+
 namespace {
 UdpPeerFailure failure(std::string message) { return {std::move(message), std::nullopt}; }
 UdpPeerFailure failure(const replay::ReplayStatus& st) { return {st.message, st}; }
@@ -98,6 +122,7 @@ std::optional<UdpPeerFailure> UdpPeer::start_recording() {
 }
 
 std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
+  if (std::string why = check_udp_peer_options(o_); !why.empty()) return failure(why);
   if (!runner_.status().ok()) return failure(std::string("cannot build the world: ") + runner_.status().message());
   if (auto f = open_sockets()) return f;
   if (std::string why = peer_session_config(o_.session, sc_, key_source_); !why.empty()) return failure(why);

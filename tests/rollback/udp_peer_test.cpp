@@ -135,6 +135,59 @@ TEST(UdpPeer, AnUnusableRelayAddressFailsBeforeTheMatch) {
   EXPECT_FALSE(f->file.has_value());
 }
 
+TEST(UdpPeer, InconsistentOptionsAreNamedInTheToolsTerms) {
+  const UdpPeerOptions good = duel_peer(0, "unused");
+  EXPECT_EQ(check_udp_peer_options(good), "");
+  auto with = [&](auto change) {
+    UdpPeerOptions o = good;
+    change(o);
+    return check_udp_peer_options(o);
+  };
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses = {""}; }),
+            "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses.assign(17, ""); }),
+            "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.peers = 3; }),
+            "session.peers (3) must equal the number of addresses (2)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.local_peer = 2; }), "--id must be < the number of --peers");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.key_file = "k"; }), "--no-auth and --key-file exclude each other");
+  EXPECT_EQ(with([](UdpPeerOptions& o) {
+              o.record.clear();
+              o.relay = "127.0.0.1:0";
+            }),
+            "--relay serves the recording: give --record FILE too");
+  EXPECT_EQ(with([](UdpPeerOptions& o) {
+              o.session.hash_interval = 4;
+              o.checkpoint_every = 6;
+            }),
+            "--checkpoint-every must be a multiple of --hash-interval (4)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.config.players = o.session.players = 3; }),
+            "--players must be <= the number of peers");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.players = 1; }), "session.players (1) must equal config.players (2)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.spectator = true; }),
+            "a spectator's --id must be >= --players (peer p owns player p)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) {
+              o.addresses = {"", "", ""};
+              o.session.peers = 3;
+              o.session.local_peer = 2;
+            }),
+            "--id owns no player: use 'lockstep spectate' for a spectator");
+}
+
+TEST(UdpPeer, OpenRefusesInconsistentOptionsBeforeBindingAnything) {
+  const std::string dir = scratch_dir("inconsistent");
+  UdpPeerOptions o = duel_peer(0, dir);
+  o.session.local_peer = 7;
+  UdpPeer p(fixtures::duel_sim(), o);
+  Lines l;
+  const std::optional<UdpPeerFailure> f = p.open(l);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->message, "--id must be < the number of --peers");
+  EXPECT_FALSE(f->file.has_value());
+  EXPECT_TRUE(l.lines.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "nothing published to the rendezvous, no recording started";
+}
+
 TEST(UdpPeer, TheReportAsTheToolPrintsIt) {
   const std::string dir = scratch_dir("report");
   UdpPeerOptions o0 = duel_peer(0, dir), o1 = duel_peer(1, dir);

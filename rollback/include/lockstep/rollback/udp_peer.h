@@ -69,6 +69,14 @@ struct UdpPeerOptions {
   std::uint32_t catchup_speed = 4;
 };
 
+// The options' consistency, in the terms of `lockstep peer`'s flags; "" when they are usable:
+// 2..16 addresses with session.peers equal to their count, the local peer among them,
+// session.players == config.players <= peers, a spectator's id >= players and a player's id
+// < players (peer p owns player p), --relay with --record, --checkpoint-every a multiple of
+// --hash-interval, not both --no-auth and --key-file. UdpPeer::open() refuses options that fail
+// it with this message, before it binds anything.
+std::string check_udp_peer_options(const UdpPeerOptions& options);
+
 // Why a step failed: the message, and the file's status when a replay file is the cause.
 struct UdpPeerFailure {
   std::string message;
