@@ -54,16 +54,12 @@ TEST(DescribeFileReport, ListsTheSimsAndRefusesAFileWithSims) {
 
 TEST(DescribeFileReport, DescribesEachKindOfFileWithTheJsonWrapper) {
   fixtures::register_builtin_sims();
-  const fs::path dir = fs::temp_directory_path() / "lockstep-describe-file-report-test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  replay::Replay rec;
-  ASSERT_TRUE(replay::record_bots(fixtures::duel_sim(), duel_config(), 3, 10, 0, rec).ok());
-  const std::string replay_path = (dir / "d.replay").string();
-  ASSERT_TRUE(replay::write_replay_file(replay_path, rec).ok());
-  replay::Runner runner(fixtures::duel_sim(), duel_config());
-  const std::string snap_path = (dir / "s.snap").string();
-  ASSERT_TRUE(write_snapshot_file(snap_path, runner.world()).ok());
+  inspect_test::DuelFiles files;
+  ASSERT_NO_FATAL_FAILURE(inspect_test::write_duel_files("lockstep-describe-file-report-test", files));
+  const fs::path& dir = files.dir;
+  const replay::Replay& rec = files.rec;
+  const std::string& replay_path = files.replay_path;
+  const std::string& snap_path = files.snap_path;
   replay::Replay broken = rec;
   broken.hashes[5].total ^= 1;
   replay::Runner verifier(fixtures::duel_sim(), rec.header.config);

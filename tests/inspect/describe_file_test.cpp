@@ -21,16 +21,11 @@ namespace fs = std::filesystem;
 using inspect_test::duel_config;
 
 TEST(DescribeFile, TellsTheKindsApartAndSummarisesASnapshot) {
-  const fs::path dir = fs::temp_directory_path() / "lockstep-describe-file-test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  replay::Replay rec;
-  ASSERT_TRUE(replay::record_bots(fixtures::duel_sim(), duel_config(), 3, 10, 0, rec).ok());
-  const std::string replay_path = (dir / "d.replay").string();
-  ASSERT_TRUE(replay::write_replay_file(replay_path, rec).ok());
-  replay::Runner runner(fixtures::duel_sim(), duel_config());
-  const std::string snap_path = (dir / "s.snap").string();
-  ASSERT_TRUE(write_snapshot_file(snap_path, runner.world()).ok());
+  inspect_test::DuelFiles files;
+  ASSERT_NO_FATAL_FAILURE(inspect_test::write_duel_files("lockstep-describe-file-test", files));
+  const fs::path& dir = files.dir;
+  const std::string& replay_path = files.replay_path;
+  const std::string& snap_path = files.snap_path;
   inspect::Bundle b;
   b.source = "test";
   inspect::set_sim(b, fixtures::duel_sim(), duel_config());
