@@ -27,7 +27,14 @@ struct World::FlushScratch {
     bool recreated;                 // destroyed and created again within this flush
     bool leaves;
     bool arrives;
+    // The value of this incarnation's only Add command (its component and payload offset), so
+    // the apply passes, which visit in slot order, need not walk the chain back to commands in
+    // recording order: kNoAdd when there is none, kManyAdds when there are several.
+    std::uint16_t add_component = kNoAdd;
+    std::uint32_t add_payload = 0;
   };
+  static constexpr std::uint16_t kNoAdd = 0xFFFF;
+  static constexpr std::uint16_t kManyAdds = 0xFFFE;
 
   explicit FlushScratch(const WorldConfig& c)
       : stage_of_slot(new std::uint32_t[c.max_entities == 0 ? 1 : c.max_entities]),

@@ -177,3 +177,57 @@ TEST(CommandBuffer, BatchFlushKeepsRowsSorted) {
     EXPECT_EQ(w.get<Pos>(es[i])->x, i);
   }
 }
+
+// The flush visits its entities in slot order whatever the recording order: by a scan of the
+// slot table when most slots in the range are touched, by a radix sort when few are. Either
+// way the last recorded value of a component wins, for entities that arrive in another
+// archetype (one add, several adds) and for those that stay (an in-place overwrite).
+TEST(CommandBuffer, ScrambledRecordingDenseOrSparseEqualsDirectCallsAndLastValueWins) {
+  for (const int stride : {1, 37}) {  // every entity (dense: scan) or one in 37 (sparse: sort)
+    World direct, buffered;
+    register_all(direct);
+    register_all(buffered);
+    constexpr int kEntities = 600;
+    std::vector<Entity> de, be;
+    for (int i = 0; i < kEntities; ++i) {
+      de.push_back(direct.create());
+      be.push_back(buffered.create());
+      ASSERT_TRUE(direct.addComponent(de.back(), Pos{i, i}).ok());
+      ASSERT_TRUE(buffered.addComponent(be.back(), Pos{i, i}).ok());
+    }
+    CommandBuffer& cb = buffered.commands();
+    for (int k = 0; k < kEntities; k += stride) {
+      const int i = (k * 241 + 17) % kEntities;  // 241 is prime to 600: a permutation
+      switch (i % 3) {
+        case 0:  // arrives with Vel, recorded twice: the second value wins
+          ASSERT_TRUE(direct.addComponent(de[i], Vel{1, i}).ok());
+          ASSERT_TRUE(direct.addComponent(de[i], Vel{2, i}).ok());
+          ASSERT_TRUE(cb.addComponent(be[i], Vel{1, i}).ok());
+          ASSERT_TRUE(cb.addComponent(be[i], Vel{2, i}).ok());
+          break;
+        case 1:  // arrives with Health, one add
+          ASSERT_TRUE(direct.addComponent(de[i], Health{i, -i}).ok());
+          ASSERT_TRUE(cb.addComponent(be[i], Health{i, -i}).ok());
+          break;
+        default:  // stays: Pos overwritten in place
+          ASSERT_TRUE(direct.addComponent(de[i], Pos{-i, 3}).ok());
+          ASSERT_TRUE(cb.addComponent(be[i], Pos{-i, 3}).ok());
+          break;
+      }
+    }
+    ASSERT_TRUE(buffered.flush().ok());
+    EXPECT_EQ(dump(direct), dump(buffered)) << "stride " << stride;
+    EXPECT_TRUE(buffered.checkInvariants().ok());
+    const int i0 = 17 % kEntities, i1 = (241 + 17) % kEntities, i2 = (2 * 241 + 17) % kEntities;  // k = 0, 1, 2
+    ASSERT_EQ(i0 % 3, 2);
+    EXPECT_EQ(buffered.get<Pos>(be[i0])->x, -i0);
+    if (stride == 1) {
+      ASSERT_EQ(i1 % 3, 0);
+      ASSERT_EQ(i2 % 3, 1);
+      EXPECT_EQ(buffered.get<Vel>(be[i1])->x, 2);
+      EXPECT_EQ(buffered.get<Vel>(be[i1])->y, i1);
+      EXPECT_EQ(buffered.get<Health>(be[i2])->hp, i2);
+      EXPECT_EQ(buffered.get<Health>(be[i2])->max, -i2);
+    }
+  }
+}
