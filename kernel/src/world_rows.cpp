@@ -5,9 +5,9 @@
 //   [0, sorted)      the ordered prefix: ascending slots, except holes (slot kHole) left by
 //                    removals; `holes` counts them
 //   [sorted, rows)   the tail: rows appended since the last restore, in arrival order, no holes
-// settle() turns this into rows [0, rows - holes) in ascending slot order: compact the holes
-// out of the prefix, sort the tail by slot, and merge it in with one backwards pass per
-// column that moves every run of prefix rows once. Everything that reads rows in order
+// settle() turns this into rows [0, rows - holes) in ascending slot order: sort the tail by
+// slot, then compact the holes out of the prefix and merge the tail in, moving every live row
+// once per column (both at once when there are holes and a tail). Everything that reads rows in order
 // (each, queries, storage(), save) settles first; point accesses (get, rows_[slot]) work on
 // the physical row directly, so they never need to.
 #include "copy_value.h"
@@ -204,8 +204,74 @@ void World::settle_archetype(std::uint32_t id) const noexcept {
   }
   if (!tail_in_order) std::sort(s.keys.get(), s.keys.get() + k);
 
-  // 2. Compact the holes out of the prefix: each run of live rows moves down once.
   std::uint32_t prefix = tail_begin;
+  if (a.holes != 0 && k != 0) {
+    // Holes and tail rows together (entities that moved for good between archetypes): every
+    // live prefix row moves once, by (tail rows merged below it) - (holes below it), instead
+    // of once to compact the holes and once more to merge the tail in.
+    //
+    // 2'. Where each tail row goes: before the first prefix row whose key is above its slot
+    // (holes keep their keys, so the keys ascend through them).
+    std::uint32_t at = 0;
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const auto slot = static_cast<std::uint32_t>(s.keys[j] >> 32);
+      at = static_cast<std::uint32_t>(
+          std::lower_bound(slots + at, slots + tail_begin, slot,
+                           [](std::uint32_t row_slot, std::uint32_t value) { return key_of(row_slot) < value; }) -
+          slots);
+      s.positions[j] = at;
+    }
+    // 3'. The runs of live rows that share a shift, and each tail row's final row (written over
+    // its position once the scan has passed it). Rows below the first hole and the first
+    // insertion stay.
+    std::uint32_t r = 0;
+    while (!is_hole(slots[r])) ++r;
+    if (s.positions[0] < r) r = s.positions[0];
+    first_changed = r;
+    std::uint32_t holes_below = 0, merged = 0, run_count = 0;
+    while (r < tail_begin) {
+      for (; merged < k && s.positions[merged] <= r; ++merged) s.positions[merged] = r - holes_below + merged;
+      if (is_hole(slots[r])) {
+        ++holes_below;
+        ++r;
+        continue;
+      }
+      // Live rows up to the next hole or insertion point share one shift.
+      const std::uint32_t limit = merged < k ? s.positions[merged] : tail_begin;
+      std::uint32_t end = r + 1;
+      while (end < limit && !is_hole(slots[end])) ++end;
+      const auto shift = static_cast<std::int32_t>(merged) - static_cast<std::int32_t>(holes_below);
+      if (shift != 0) s.runs[run_count++] = RowOrderScratch::Run{r, end - r, shift};
+      r = end;
+    }
+    for (; merged < k; ++merged) s.positions[merged] = tail_begin - holes_below + merged;
+    // 4'. Per column: the tail aside in slot order; rows moving down, lowest run first (each
+    // lands below every row not yet moved); rows moving up, highest run first; the tail into
+    // the rows left for it. The slot column goes last: the runs were read from it.
+    auto move_column = [&](std::byte* col, std::size_t size) noexcept {
+      std::byte* buffer = s.bytes.get();
+      for (std::uint32_t j = 0; j < k; ++j)
+        std::memcpy(buffer + j * size, col + (tail_begin + static_cast<std::uint32_t>(s.keys[j])) * size, size);
+      auto move_run = [&](const RowOrderScratch::Run& run) noexcept {
+        const auto to = static_cast<std::size_t>(static_cast<std::int64_t>(run.begin) + run.shift);
+        std::memmove(col + to * size, col + std::size_t{run.begin} * size, std::size_t{run.count} * size);
+      };
+      for (std::uint32_t q = 0; q < run_count; ++q)
+        if (s.runs[q].shift < 0) move_run(s.runs[q]);
+      for (std::uint32_t q = run_count; q-- > 0;)
+        if (s.runs[q].shift > 0) move_run(s.runs[q]);
+      for (std::uint32_t j = 0; j < k; ++j) std::memcpy(col + std::size_t{s.positions[j]} * size, buffer + j * size, size);
+    };
+    for (std::uint32_t c = 0; c < a.column_count; ++c) move_column(a.column_ptr[c], a.column_size[c]);
+    move_column(reinterpret_cast<std::byte*>(slots), 4u);
+    a.rows = tail_begin - a.holes + k;
+    a.sorted = a.rows;
+    a.holes = 0;
+    for (std::uint32_t row = first_changed; row < a.rows; ++row) rows_[slots[row]] = row;
+    return;
+  }
+
+  // 2. Compact the holes out of the prefix: each run of live rows moves down once.
   if (a.holes != 0) {
     std::uint32_t r = 0;
     while (r < tail_begin && !is_hole(slots[r])) ++r;

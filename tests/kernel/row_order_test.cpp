@@ -341,3 +341,50 @@ TEST(RowOrder, ScrambledFlushWithPendingHandlesMatchesDirectCalls) {
   EXPECT_EQ(buffered.get<Link>(p)->target, es[3]);
   EXPECT_EQ(dump(direct), dump(buffered));
 }
+
+// Entities that move for good, in scrambled order: each round, some leave {Pos} for {Pos, Vel}
+// and others come back, so both archetypes hold holes and an unsorted tail at the next read,
+// which settles them together (every live row moved once, up or down). After every round the
+// rows are in slot order and every entity holds its own values.
+TEST(RowOrder, MovesForGoodSettleHolesAndTailTogether) {
+  World w;
+  register_all(w);
+  constexpr std::uint32_t kEntities = 3000;
+  std::vector<Entity> es;
+  for (std::uint32_t i = 0; i < kEntities; ++i) {
+    es.push_back(w.create());
+    ASSERT_TRUE(w.addComponent(es.back(), Pos{i, -static_cast<std::int64_t>(i)}).ok());
+  }
+  std::vector<bool> has_vel(kEntities, false);
+  std::uint32_t next = 0;
+  for (int round = 0; round < 12; ++round) {
+    // 1 in 10 entities per round (a different stride each round), in a scrambled order.
+    const std::uint32_t count = kEntities / 10 + static_cast<std::uint32_t>(round) * 7;
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const std::uint32_t i = (next++ * 2731u + 11u * static_cast<std::uint32_t>(round)) % kEntities;
+      if (has_vel[i]) {
+        ASSERT_TRUE(w.removeComponent<Vel>(es[i]).ok());
+      } else {
+        ASSERT_TRUE(w.addComponent(es[i], Vel{static_cast<std::int64_t>(i) * 3, round}).ok());
+      }
+      has_vel[i] = !has_vel[i];
+    }
+    ASSERT_TRUE(w.checkInvariants().ok());
+    std::vector<std::uint32_t> plain, moved;
+    ASSERT_TRUE(w.each<Pos>([&](Entity e, const Pos& p) {
+      EXPECT_EQ(p.x, static_cast<std::int64_t>(e.slot));
+      EXPECT_EQ(p.y, -static_cast<std::int64_t>(e.slot));
+      (has_vel[e.slot] ? moved : plain).push_back(e.slot);
+    }, Read{}).ok());
+    ASSERT_TRUE(w.each<Vel>([&](Entity e, const Vel& v) {
+      EXPECT_TRUE(has_vel[e.slot]);
+      EXPECT_EQ(v.x, static_cast<std::int64_t>(e.slot) * 3);
+    }, Read{}).ok());
+    std::vector<std::uint32_t> expected_plain, expected_moved;
+    for (std::uint32_t i = 0; i < kEntities; ++i) (has_vel[i] ? expected_moved : expected_plain).push_back(i);
+    EXPECT_EQ(plain, expected_plain) << "round " << round;
+    EXPECT_EQ(moved, expected_moved) << "round " << round;
+    EXPECT_EQ(slots_of(w, 1), expected_plain) << "round " << round;
+    EXPECT_TRUE(w.checkInvariants().ok());
+  }
+}
