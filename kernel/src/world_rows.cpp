@@ -204,6 +204,13 @@ void World::settle_archetype(std::uint32_t id) const noexcept {
   }
   if (!tail_in_order) std::sort(s.keys.get(), s.keys.get() + k);
 
+  // One column's tail rows, copied aside in slot order (the merges write them back last).
+  auto stash_tail = [&](const std::byte* col, std::size_t size) noexcept {
+    std::byte* buffer = s.bytes.get();
+    for (std::uint32_t j = 0; j < k; ++j)
+      std::memcpy(buffer + j * size, col + (tail_begin + static_cast<std::uint32_t>(s.keys[j])) * size, size);
+    return buffer;
+  };
   std::uint32_t prefix = tail_begin;
   if (a.holes != 0 && k != 0) {
     // Holes and tail rows together (entities that moved for good between archetypes): every
@@ -249,9 +256,7 @@ void World::settle_archetype(std::uint32_t id) const noexcept {
     // lands below every row not yet moved); rows moving up, highest run first; the tail into
     // the rows left for it. The slot column goes last: the runs were read from it.
     auto move_column = [&](std::byte* col, std::size_t size) noexcept {
-      std::byte* buffer = s.bytes.get();
-      for (std::uint32_t j = 0; j < k; ++j)
-        std::memcpy(buffer + j * size, col + (tail_begin + static_cast<std::uint32_t>(s.keys[j])) * size, size);
+      std::byte* buffer = stash_tail(col, size);
       auto move_run = [&](const RowOrderScratch::Run& run) noexcept {
         const auto to = static_cast<std::size_t>(static_cast<std::int64_t>(run.begin) + run.shift);
         std::memmove(col + to * size, col + std::size_t{run.begin} * size, std::size_t{run.count} * size);
@@ -264,55 +269,49 @@ void World::settle_archetype(std::uint32_t id) const noexcept {
     };
     for (std::uint32_t c = 0; c < a.column_count; ++c) move_column(a.column_ptr[c], a.column_size[c]);
     move_column(reinterpret_cast<std::byte*>(slots), 4u);
-    a.rows = tail_begin - a.holes + k;
-    a.sorted = a.rows;
-    a.holes = 0;
-    for (std::uint32_t row = first_changed; row < a.rows; ++row) rows_[slots[row]] = row;
-    return;
-  }
-
-  // 2. Compact the holes out of the prefix: each run of live rows moves down once.
-  if (a.holes != 0) {
-    std::uint32_t r = 0;
-    while (r < tail_begin && !is_hole(slots[r])) ++r;
-    first_changed = r;
-    std::uint32_t w = r;
-    while (r < tail_begin) {
-      while (r < tail_begin && is_hole(slots[r])) ++r;
-      const std::uint32_t run = r;
+    prefix = tail_begin - a.holes;
+  } else {
+    // 2. Compact the holes out of the prefix: each run of live rows moves down once.
+    if (a.holes != 0) {
+      std::uint32_t r = 0;
       while (r < tail_begin && !is_hole(slots[r])) ++r;
-      move_rows(a, w, run, r - run);
-      w += r - run;
+      first_changed = r;
+      std::uint32_t w = r;
+      while (r < tail_begin) {
+        while (r < tail_begin && is_hole(slots[r])) ++r;
+        const std::uint32_t run = r;
+        while (r < tail_begin && !is_hole(slots[r])) ++r;
+        move_rows(a, w, run, r - run);
+        w += r - run;
+      }
+      prefix = w;
     }
-    prefix = w;
-  }
 
-  // 3. Merge the sorted tail in: tail element j lands at row positions[j] + j, and the prefix
-  // rows above it move up by j + 1, one memmove per run, top run first.
-  if (k != 0) {
-    std::uint32_t hi = prefix;
-    for (std::uint32_t j = k; j-- > 0;) {
-      const auto slot = static_cast<std::uint32_t>(s.keys[j] >> 32);
-      hi = static_cast<std::uint32_t>(std::lower_bound(slots, slots + hi, slot) - slots);
-      s.positions[j] = hi;
-    }
-    if (s.positions[0] < first_changed) first_changed = s.positions[0];
-    const bool in_place = prefix == tail_begin && tail_in_order && s.positions[0] == prefix;
-    if (!in_place) {
-      auto merge_column = [&](std::byte* col, std::size_t size) noexcept {
-        std::byte* buffer = s.bytes.get();
-        for (std::uint32_t j = 0; j < k; ++j)
-          std::memcpy(buffer + j * size, col + (tail_begin + static_cast<std::uint32_t>(s.keys[j])) * size, size);
-        std::uint32_t top = prefix;
-        for (std::uint32_t j = k; j-- > 0;) {
-          const std::uint32_t lo = s.positions[j];
-          if (top > lo) std::memmove(col + (lo + j + 1) * size, col + lo * size, (top - lo) * size);
-          std::memcpy(col + (lo + j) * size, buffer + j * size, size);
-          top = lo;
-        }
-      };
-      for (std::uint32_t c = 0; c < a.column_count; ++c) merge_column(a.column_ptr[c], a.column_size[c]);
-      merge_column(reinterpret_cast<std::byte*>(slots), 4u);
+    // 3. Merge the sorted tail in: tail element j lands at row positions[j] + j, and the prefix
+    // rows above it move up by j + 1, one memmove per run, top run first.
+    if (k != 0) {
+      std::uint32_t hi = prefix;
+      for (std::uint32_t j = k; j-- > 0;) {
+        const auto slot = static_cast<std::uint32_t>(s.keys[j] >> 32);
+        hi = static_cast<std::uint32_t>(std::lower_bound(slots, slots + hi, slot) - slots);
+        s.positions[j] = hi;
+      }
+      if (s.positions[0] < first_changed) first_changed = s.positions[0];
+      const bool in_place = prefix == tail_begin && tail_in_order && s.positions[0] == prefix;
+      if (!in_place) {
+        auto merge_column = [&](std::byte* col, std::size_t size) noexcept {
+          std::byte* buffer = stash_tail(col, size);
+          std::uint32_t top = prefix;
+          for (std::uint32_t j = k; j-- > 0;) {
+            const std::uint32_t lo = s.positions[j];
+            if (top > lo) std::memmove(col + (lo + j + 1) * size, col + lo * size, (top - lo) * size);
+            std::memcpy(col + (lo + j) * size, buffer + j * size, size);
+            top = lo;
+          }
+        };
+        for (std::uint32_t c = 0; c < a.column_count; ++c) merge_column(a.column_ptr[c], a.column_size[c]);
+        merge_column(reinterpret_cast<std::byte*>(slots), 4u);
+      }
     }
   }
 

@@ -229,6 +229,16 @@ void BM_direct_add_remove_all_restore(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+// 1 % of the n entities, the next ones of the scrambled order from `i` on, gain Hp when they
+// have none and lose it otherwise.
+void toggle_hp(lockstep::World& w, std::uint32_t n, std::uint64_t& i) {
+  for (std::uint32_t k = 0; k < n / 100; ++k) {
+    const lockstep::Entity e{scrambled(i++, n), 1};
+    if (w.has<Hp>(e)) (void)w.removeComponent<Hp>(e);
+    else (void)w.addComponent(e, Hp{1, 1});
+  }
+}
+
 // What the next read pays after 1% of the entities moved for good, in scrambled order (each
 // gains Hp when it has none, loses it otherwise: rows leave one archetype and arrive out of
 // order in another, which add+remove pairs never do once a removed row's hole can be refilled).
@@ -238,11 +248,7 @@ void BM_restore_after_moves(benchmark::State& state) {
   std::uint64_t i = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    for (std::uint32_t k = 0; k < n / 100; ++k) {
-      const lockstep::Entity e{scrambled(i++, n), 1};
-      if (w.has<Hp>(e)) (void)w.removeComponent<Hp>(e);
-      else (void)w.addComponent(e, Hp{1, 1});
-    }
+    toggle_hp(w, n, i);
     state.ResumeTiming();
     benchmark::DoNotOptimize(w.storage().archetype_count());
   }
@@ -261,11 +267,7 @@ void BM_restore_after_moves_both_ways(benchmark::State& state) {
   std::uint64_t i = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    for (std::uint32_t k = 0; k < n / 100; ++k) {
-      const lockstep::Entity e{scrambled(i++, n), 1};
-      if (w->has<Hp>(e)) (void)w->removeComponent<Hp>(e);
-      else (void)w->addComponent(e, Hp{1, 1});
-    }
+    toggle_hp(*w, n, i);
     state.ResumeTiming();
     benchmark::DoNotOptimize(w->storage().archetype_count());
   }
