@@ -191,3 +191,107 @@ TEST_F(DynWorld, UsingAQueryOnAWorldWithOtherIdsIsAMismatch) {
   EXPECT_TRUE(q.each(w, [&](const DynamicRow&) { ++n; }).ok());  // back on its own world
   EXPECT_EQ(n, 1u);
 }
+
+// ---- eachChunk: runs of rows with column bases -------------------------------------------
+
+TEST_F(DynWorld, EachChunkHandsOutOneRunPerArchetypeWithColumnBases) {
+  DynamicQuery q;
+  ASSERT_TRUE(QueryBuilder(w).write("Pos").read("Vel").build(q).ok());
+  std::uint32_t chunks = 0;
+  ASSERT_TRUE(q.eachChunk(w, [&](const DynamicChunk& c) {
+                 ++chunks;
+                 ASSERT_EQ(c.size(), 2u);
+                 EXPECT_EQ(c.entity(0), pv);
+                 EXPECT_EQ(c.entity(1), pv2);
+                 EXPECT_EQ(c.fetchCount(), 2u);
+                 EXPECT_EQ(c.stride(0), sizeof(Pos));
+                 EXPECT_EQ(c.componentId(1), 1u);
+                 EXPECT_STREQ(c.descriptor(0).name, "Pos");
+                 EXPECT_EQ(c.write(1), nullptr);  // Read term: not writable
+                 Pos* pos = c.write<Pos>(0);
+                 const Vel* vel = c.read<Vel>(1);
+                 ASSERT_NE(pos, nullptr);
+                 EXPECT_EQ(pos[0].x, 2);
+                 EXPECT_EQ(pos[1].x, 5);
+                 for (std::uint32_t i = 0; i < c.size(); ++i) pos[i].x += vel[i].x;
+               }).ok());
+  EXPECT_EQ(chunks, 1u);
+  EXPECT_EQ(w.get<Pos>(pv)->x, 22);
+  EXPECT_EQ(w.get<Pos>(pv2)->x, 55);
+  EXPECT_EQ(w.get<Pos>(p)->x, 1);  // not matched
+}
+
+TEST_F(DynWorld, EachChunkSplitsRunsWhereAnOptionalFetchIsDisabledAndSkipsDisabledRequiredRows) {
+  ASSERT_TRUE(w.setEnabled<Vel>(pv, false).ok());
+  DynamicQuery opt;
+  ASSERT_TRUE(QueryBuilder(w).read("Pos").optRead("Vel").build(opt).ok());
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, bool>> runs;  // first slot, size, Vel present
+  ASSERT_TRUE(opt.eachChunk(w, [&](const DynamicChunk& c) {
+                   runs.emplace_back(c.entity(0).slot, c.size(), c.read(1) != nullptr);
+                 }).ok());
+  // Archetype {Pos}: p; {Pos,Vel}: pv (Vel off), pv2; {Pos,Health}: ph — in archetype id order.
+  const std::vector<std::tuple<std::uint32_t, std::uint32_t, bool>> expected = {
+      {p.slot, 1u, false}, {pv.slot, 1u, false}, {pv2.slot, 1u, true}, {ph.slot, 1u, false}};
+  EXPECT_EQ(runs, expected);
+
+  DynamicQuery req;
+  ASSERT_TRUE(QueryBuilder(w).read("Pos").read("Vel").build(req).ok());
+  std::vector<Entity> seen;
+  ASSERT_TRUE(req.eachChunk(w, [&](const DynamicChunk& c) {
+                   for (std::uint32_t i = 0; i < c.size(); ++i) seen.push_back(c.entity(i));
+                 }).ok());
+  EXPECT_EQ(seen, std::vector<Entity>{pv2});
+}
+
+TEST(DynamicQueryChunks, ChangedRunsHoldOnlyChangedRowsAndWriteTermsStampEveryRowOfARun) {
+  WorldConfig c;
+  c.max_tracked_components = 1;
+  World w(c);
+  register_all(w);
+  ASSERT_TRUE(w.trackChanges<Pos>().ok());
+  std::vector<Entity> es;
+  for (std::int64_t i = 0; i < 10; ++i) {
+    es.push_back(w.create());
+    ASSERT_TRUE(w.addComponent(es.back(), Pos{i, 0}).ok());
+  }
+  w.setTick(5);
+  for (std::size_t i : {3u, 4u, 8u}) w.getMutable<Pos>(es[i])->y = 1;
+  DynamicQuery changed;
+  ASSERT_TRUE(QueryBuilder(w).read("Pos").changed("Pos").build(changed).ok());
+  changed.since(5);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // first slot, size
+  ASSERT_TRUE(changed.eachChunk(w, [&](const DynamicChunk& ch) { runs.emplace_back(ch.entity(0).slot, ch.size()); }).ok());
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> expected = {{es[3].slot, 2u}, {es[8].slot, 1u}};
+  EXPECT_EQ(runs, expected);
+
+  w.setTick(9);
+  DynamicQuery writer;
+  ASSERT_TRUE(QueryBuilder(w).write("Pos").build(writer).ok());
+  ASSERT_TRUE(writer.eachChunk(w, [](const DynamicChunk&) {}).ok());
+  for (const Entity e : es) {
+    std::uint64_t added = 0, last = 0;
+    ASSERT_TRUE(w.changeTicks<Pos>(e, added, last));
+    EXPECT_EQ(added, 0u);
+    EXPECT_EQ(last, 9u);
+  }
+}
+
+TEST_F(DynWorld, EachChunkRefusesAnUnbuiltQueryWritesOnAConstWorldAndNesting) {
+  DynamicQuery unbuilt;
+  const Status s = unbuilt.eachChunk(w, [](const DynamicChunk&) {});
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(s.message(), "DynamicQuery::eachChunk: the query was not built");
+
+  DynamicQuery writes;
+  ASSERT_TRUE(QueryBuilder(w).write("Pos").build(writes).ok());
+  const World& cw = w;
+  const Status sc = writes.eachChunk(cw, [](const DynamicChunk&) {});
+  EXPECT_EQ(sc.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(sc.message(), "DynamicQuery::eachChunk on a const World: the query has Write terms");
+
+  DynamicQuery reads;
+  ASSERT_TRUE(QueryBuilder(w).read("Vel").build(reads).ok());
+  Status inner;
+  ASSERT_TRUE(writes.eachChunk(w, [&](const DynamicChunk&) { inner = reads.eachChunk(w, [](const DynamicChunk&) {}); }).ok());
+  EXPECT_EQ(inner.code(), ErrorCode::InvalidArgument);
+}

@@ -224,6 +224,28 @@ std::vector<Visit> run(World& w, Model& m, DynamicQuery& dq, const RandomQuery& 
     got.push_back(visit);
   });
   RC_ASSERT(s.ok());
+  // The same query by runs (eachChunk): the same rows, values and absences, in the same order,
+  // and the same stamps (a second stamp at the same tick changes nothing).
+  std::vector<Visit> by_runs;
+  std::uint32_t last_archetype = 0;
+  const Status sc = dq.eachChunk(w, [&](const DynamicChunk& chunk) {
+    RC_ASSERT(chunk.size() > 0u);
+    RC_ASSERT(chunk.archetype() >= last_archetype);
+    last_archetype = chunk.archetype();
+    for (std::uint32_t i = 0; i < chunk.size(); ++i) {
+      Visit visit{chunk.entity(i).slot, {}};
+      RC_ASSERT(w.alive(chunk.entity(i)));
+      for (std::uint32_t k = 0; k < chunk.fetchCount(); ++k) {
+        const std::byte* base = chunk.read(k);
+        const std::byte* p = base == nullptr ? nullptr : base + i * chunk.stride(k);
+        visit.values.push_back(p == nullptr ? std::vector<std::byte>{}
+                                            : std::vector<std::byte>(p, p + chunk.descriptor(k).size));
+      }
+      by_runs.push_back(visit);
+    }
+  });
+  RC_ASSERT(sc.ok());
+  RC_ASSERT(by_runs == got);
   for (const Visit& visit : got) {
     std::uint32_t k = 0;
     for (std::uint32_t i = 0; i < kC; ++i) {

@@ -88,6 +88,24 @@ struct RowFilter {
       if (tick_base[k][slot * stride + tick_track[k]] < since) return false;
     return true;
   }
+
+  // The first row in [r, end) of `slots` that passes (end when none), `word` as in pass().
+  // Evaluated at the moment of the call, so a row whose state fn changed before the loop
+  // reached it is judged by its new state, exactly as a pass() per row. A lone added/changed
+  // term without enable bits — the common change-detection query — takes a loop that only
+  // loads the slot and its tick: with few rows changed it is a skip over unchanged rows.
+  std::uint32_t next(const std::uint32_t* slots, std::uint32_t r, std::uint32_t end, std::uint64_t& word) const noexcept {
+    if (disabled == nullptr && tick_count == 1 && need_disabled == 0) {
+      word = 0;
+      const std::uint64_t* const ticks = tick_base[0] + tick_track[0];
+      const std::size_t s = stride;
+      const std::uint64_t t = since;
+      while (r < end && ticks[std::size_t{slots[r]} * s] < t) ++r;
+      return r;
+    }
+    while (r < end && !pass(slots[r], word)) ++r;
+    return r;
+  }
 };
 
 inline RowFilter row_filter(const World& w, const QuerySpec& spec, std::uint64_t since) noexcept {
@@ -121,6 +139,37 @@ inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
   return QueryAccess::disabled_total(w) != 0 || spec.row_count != 0 || spec.marks;
 }
 
+// The runs of a chunked visit (CachedQuery::eachChunk, DynamicQuery::eachChunk): rows
+// [0, count) of `a` when nothing is checked, else every maximal stretch of passing rows whose
+// disabled words agree on `presence_bits` (the enable bits that null an optional fetch).
+// emit(begin, end, word) runs before the next stretch is judged, so the rows after a run are
+// judged by the state fn left, as each() judges every row after the calls before it.
+template <class Emit>
+void for_each_run(const Archetype& a, std::uint32_t count, bool checked, const RowFilter& f,
+                  std::uint64_t presence_bits, Emit&& emit) {
+  if (!checked) {
+    if (count != 0) emit(std::uint32_t{0}, count, std::uint64_t{0});
+    return;
+  }
+  std::uint64_t word = 0;
+  std::uint32_t r = f.next(a.slots_ptr, 0, count, word);
+  while (r < count) {
+    const std::uint64_t presence = word & presence_bits;
+    const std::uint32_t begin = r;
+    std::uint64_t next_word = 0;
+    ++r;
+    while (r < count && f.pass(a.slots_ptr[r], next_word) && (next_word & presence_bits) == presence) ++r;
+    emit(begin, r, word);
+    if (r < count) r = f.next(a.slots_ptr, r, count, word);
+  }
+}
+
+// Stamps rows [begin, end) of `a` as changed at f.now for tracked index `track`.
+inline void stamp_run(const RowFilter& f, const Archetype& a, std::uint32_t track, std::uint32_t begin,
+                      std::uint32_t end) noexcept {
+  for (std::uint32_t r = begin; r < end; ++r) f.changed[std::size_t{a.slots_ptr[r]} * f.stride + track] = f.now;
+}
+
 // What a query remembers between calls. Not state: it is rebuilt from the world whenever the
 // world's layout epoch differs from the one it was built against.
 struct MatchCache {
@@ -145,24 +194,28 @@ struct fetch_traits<term::read<T>> {
   static constexpr bool is_fetch = true, optional = false, write = false;
   using type = T;
   using arg = const T&;
+  using column = const T*;
 };
 template <class T>
 struct fetch_traits<term::write<T>> {
   static constexpr bool is_fetch = true, optional = false, write = true;
   using type = T;
   using arg = T&;
+  using column = T*;
 };
 template <class T>
 struct fetch_traits<term::opt_read<T>> {
   static constexpr bool is_fetch = true, optional = true, write = false;
   using type = T;
   using arg = const T*;
+  using column = const T*;
 };
 template <class T>
 struct fetch_traits<term::opt_write<T>> {
   static constexpr bool is_fetch = true, optional = true, write = true;
   using type = T;
   using arg = T*;
+  using column = T*;
 };
 
 template <class... Ls>
@@ -359,6 +412,31 @@ inline void for_each_id(const IdSet256& set, F&& f) {
 
 }  // namespace detail
 
+// One run of a chunked visit (CachedQuery::eachChunk, DynamicQuery::eachChunk): size()
+// consecutive rows of one archetype, every one passing the query's filters, with the same
+// fetched components present. The column pointers handed beside it address the run's first
+// row; they stay valid while fn makes no structural change (create included: a new row may
+// move the arena's columns), the contract of World::get.
+class QueryChunk {
+ public:
+  std::uint32_t size() const noexcept { return count_; }
+  std::uint32_t archetype() const noexcept { return archetype_id_; }
+  Entity entity(std::uint32_t i) const noexcept {
+    const std::uint32_t slot = archetype_->slots_ptr[begin_ + i];
+    return Entity{slot, generations_[slot]};
+  }
+
+ protected:
+  template <class...>
+  friend class CachedQuery;
+  friend class DynamicQuery;
+  const detail::Archetype* archetype_ = nullptr;
+  const std::uint32_t* generations_ = nullptr;
+  std::uint32_t archetype_id_ = 0;
+  std::uint32_t begin_ = 0;
+  std::uint32_t count_ = 0;
+};
+
 template <class... Terms>
 class CachedQuery {
   using Fetches = detail::fetch_list_t<Terms...>;
@@ -454,6 +532,63 @@ class CachedQuery {
     return Status::Ok();
   }
 
+  // fn(const QueryChunk&, columns...): the same rows in the same order as each(), as runs
+  // (one per archetype when no row filter is live), with one pointer per fetch term — T* for
+  // write/opt_write, const T* for read/opt_read, null for an optional term absent in the run —
+  // addressing the run's first row. For loops the compiler can vectorise, or hand-written SIMD.
+  // Row filters are judged when a run is handed out; Write terms of tracked components stamp
+  // the whole run then.
+  template <class Fn>
+  Status eachChunk(World& world, Fn&& fn) {
+    if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
+    if (Status s = refresh(world); !s.ok()) return s;
+    if (world.access() != nullptr)
+      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
+    detail::QueryAccess::mark_writes(world, spec_);
+    detail::IterationGuard guard;
+    guard.matched_archetypes = cache_.matched;
+    guard.read_components = spec_.read_set;
+    guard.listed_components = spec_.listed_set;
+    const detail::IdSet256 matched = cache_.matched;
+    detail::QueryAccess::settle(world, matched);
+    detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
+    const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
+    const bool checked = detail::needs_row_checks(world, spec_);
+    const detail::RowFilter f = detail::row_filter(world, spec_, since_);
+    constexpr std::size_t N = fetch_count(Fetches{});
+    std::uint64_t presence_bits = 0;
+    for (std::size_t k = 0; k < N; ++k) presence_bits |= f.opt_null[k];
+    QueryChunk chunk;
+    chunk.generations_ = detail::QueryAccess::generations(world);
+    detail::for_each_id(matched, [&](std::uint32_t id) {
+      const detail::Archetype& a = archetypes[id];
+      std::uint8_t columns[N + 1];
+      for (std::size_t k = 0; k < N; ++k)
+        columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
+      chunk.archetype_ = &a;
+      chunk.archetype_id_ = id;
+      detail::for_each_run(a, a.rows, checked, f, presence_bits, [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
+        std::uint8_t run_columns[N + 1];
+        for (std::size_t k = 0; k < N; ++k) {
+          run_columns[k] = (word & f.opt_null[k]) != 0 ? detail::kNoColumn : columns[k];
+          if (run_columns[k] != detail::kNoColumn && f.mark_track[k] != ~0u)
+            detail::stamp_run(f, a, f.mark_track[k], begin, end);
+        }
+        chunk.begin_ = begin;
+        chunk.count_ = end - begin;
+        [&]<class... Fs, std::size_t... I>(detail::TypeList<Fs...>, std::index_sequence<I...>) {
+          fn(static_cast<const QueryChunk&>(chunk), column_base<Fs>(a, run_columns[I], begin)...);
+        }(Fetches{}, std::make_index_sequence<N>{});
+      });
+    });
+    return Status::Ok();
+  }
+  template <class Fn>
+  Status eachChunk(const World& world, Fn&& fn) {
+    static_assert(kReadOnly, "CachedQuery::eachChunk on a const World: every fetch must be read/opt_read");
+    return eachChunk(const_cast<World&>(world), std::forward<Fn>(fn));
+  }
+
   // added<T>/changed<T> terms match rows stamped at or after this tick (default 0).
   CachedQuery& since(std::uint64_t tick) noexcept {
     since_ = tick;
@@ -507,10 +642,9 @@ class CachedQuery {
       for (std::uint32_t k = 0; k < N; ++k)
         if (f.mark_track[k] != ~0u && columns[k] != detail::kNoColumn) marks[mark_count++] = k;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::uint32_t r = begin; r < end; ++r) {
+      std::uint64_t word = 0;
+      for (std::uint32_t r = f.next(a.slots_ptr, begin, end, word); r < end; r = f.next(a.slots_ptr, r + 1, end, word)) {
         const std::uint32_t slot = a.slots_ptr[r];
-        std::uint64_t word;
-        if (!f.pass(slot, word)) continue;
         std::uint8_t row_columns[sizeof...(I) + 1] = {columns[I]..., 0};
         if constexpr (kOptional)
           for (std::uint32_t k = 0; k < sizeof...(I); ++k)
@@ -532,6 +666,13 @@ class CachedQuery {
     } else {
       return *(reinterpret_cast<T*>(a.column_ptr[column]) + r);
     }
+  }
+
+  template <class F>
+  static typename detail::fetch_traits<F>::column column_base(const detail::Archetype& a, std::uint8_t column,
+                                                              std::uint32_t begin) noexcept {
+    using T = typename detail::fetch_traits<F>::type;
+    return column == detail::kNoColumn ? nullptr : reinterpret_cast<T*>(a.column_ptr[column]) + begin;
   }
 
   detail::QuerySpec spec_;

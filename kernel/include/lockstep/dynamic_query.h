@@ -47,6 +47,42 @@ class DynamicRow {
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
 };
 
+// One run of a chunked visit (QueryChunk: size(), archetype(), entity(i)) with its columns
+// by term index: column k is size() values of stride(k) bytes each, contiguous, in visit order.
+// The addresses are read from the world when asked for; they stay valid while fn makes no
+// structural change (create included), the contract of World::get. Ask again after one.
+class DynamicChunk : public QueryChunk {
+ public:
+  std::uint32_t fetchCount() const noexcept { return fetch_count_; }
+  // Column k's value for the run's first row; null when term k is optional and absent in the run.
+  const std::byte* read(std::uint32_t k) const noexcept {
+    return column_[k] == detail::kNoColumn ? nullptr
+                                           : archetype_->column_ptr[column_[k]] + std::size_t{begin_} * stride_[k];
+  }
+  // As read(k); null when term k is Read.
+  std::byte* write(std::uint32_t k) const noexcept { return writable_[k] ? const_cast<std::byte*>(read(k)) : nullptr; }
+  template <class T>
+  const T* read(std::uint32_t k) const noexcept {
+    return reinterpret_cast<const T*>(read(k));
+  }
+  template <class T>
+  T* write(std::uint32_t k) const noexcept {
+    return reinterpret_cast<T*>(write(k));
+  }
+  std::size_t stride(std::uint32_t k) const noexcept { return stride_[k]; }
+  std::uint32_t componentId(std::uint32_t k) const noexcept { return ids_[k]; }
+  const TypeDescriptor& descriptor(std::uint32_t k) const noexcept { return *descriptors_[k]; }
+
+ private:
+  friend class DynamicQuery;
+  std::uint32_t fetch_count_ = 0;
+  std::uint8_t column_[kMaxQueryFetch] = {};
+  bool writable_[kMaxQueryFetch] = {};
+  std::uint32_t stride_[kMaxQueryFetch] = {};
+  std::uint32_t ids_[kMaxQueryFetch] = {};
+  const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
+};
+
 class DynamicQuery {
  public:
   bool built() const noexcept { return built_; }
@@ -58,6 +94,19 @@ class DynamicQuery {
   // fn(const DynamicRow&). InvalidArgument when the query was never built successfully.
   template <class Fn>
   Status each(World& world, Fn&& fn);
+  // fn(const DynamicChunk&): the same rows in the same order as each(), handed out as runs
+  // (one per archetype when no row filter is live), so fn loops over column bases instead of
+  // being called per row — the form for tools and scripts that do per-row work themselves.
+  // Row filters (enable bits, added/changed) are judged when a run is handed out, and Write
+  // terms of tracked components stamp the whole run then.
+  template <class Fn>
+  Status eachChunk(World& world, Fn&& fn);
+  template <class Fn>
+  Status eachChunk(const World& world, Fn&& fn) {
+    if (!spec_.read_set.contains_all(spec_.listed_set))
+      return {ErrorCode::InvalidArgument, "DynamicQuery::eachChunk on a const World: the query has Write terms"};
+    return eachChunk(const_cast<World&>(world), std::forward<Fn>(fn));
+  }
   // On a const world every fetch must be Read (InvalidArgument otherwise).
   template <class Fn>
   Status each(const World& world, Fn&& fn) {
@@ -79,6 +128,8 @@ class DynamicQuery {
  private:
   friend class QueryBuilder;
   friend struct detail::WhereAccess;
+  // each()'s and eachChunk()'s common prologue: checks, match refresh, write marks, settle.
+  Status begin_visit(World& world, const char* what);
   detail::QuerySpec spec_;
   detail::MatchCache cache_;
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
@@ -152,20 +203,25 @@ class QueryBuilder {
   std::uint32_t alt_count_ = 0;
 };
 
-template <class Fn>
-Status DynamicQuery::each(World& world, Fn&& fn) {
-  if (!built_) return {ErrorCode::InvalidArgument, "DynamicQuery::each: the query was not built"};
+inline Status DynamicQuery::begin_visit(World& world, const char* what) {
+  if (!built_) return {ErrorCode::InvalidArgument, what};
   if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
   if (Status s = refresh(world); !s.ok()) return s;
   if (world.access() != nullptr)
     if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
   detail::QueryAccess::mark_writes(world, spec_);
+  detail::QueryAccess::settle(world, cache_.matched);
+  return Status::Ok();
+}
+
+template <class Fn>
+Status DynamicQuery::each(World& world, Fn&& fn) {
+  if (Status s = begin_visit(world, "DynamicQuery::each: the query was not built"); !s.ok()) return s;
   detail::IterationGuard guard;
   guard.matched_archetypes = cache_.matched;
   guard.read_components = spec_.read_set;
   guard.listed_components = spec_.listed_set;
   const detail::IdSet256 matched = cache_.matched;
-  detail::QueryAccess::settle(world, matched);
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
   const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
   const std::uint32_t* generations = detail::QueryAccess::generations(world);
@@ -200,10 +256,9 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
       return;
     }
     const detail::RowFilter& f = filter;
-    for (std::uint32_t r = 0; r < count; ++r) {
+    std::uint64_t word = 0;
+    for (std::uint32_t r = f.next(a.slots_ptr, 0, count, word); r < count; r = f.next(a.slots_ptr, r + 1, count, word)) {
       const std::uint32_t slot = a.slots_ptr[r];
-      std::uint64_t word;
-      if (!f.pass(slot, word)) continue;
       row.entity_ = Entity{slot, generations[slot]};
       for (std::uint32_t k = 0; k < n; ++k) {
         const bool absent = columns[k] == detail::kNoColumn || (word & f.opt_null[k]) != 0;
@@ -212,6 +267,51 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
       }
       fn(static_cast<const DynamicRow&>(row));
     }
+  });
+  return Status::Ok();
+}
+
+template <class Fn>
+Status DynamicQuery::eachChunk(World& world, Fn&& fn) {
+  if (Status s = begin_visit(world, "DynamicQuery::eachChunk: the query was not built"); !s.ok()) return s;
+  detail::IterationGuard guard;
+  guard.matched_archetypes = cache_.matched;
+  guard.read_components = spec_.read_set;
+  guard.listed_components = spec_.listed_set;
+  const detail::IdSet256 matched = cache_.matched;
+  detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
+  const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
+  DynamicChunk chunk;
+  const std::uint32_t n = spec_.fetch_count;
+  chunk.generations_ = detail::QueryAccess::generations(world);
+  chunk.fetch_count_ = n;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    chunk.writable_[k] = spec_.fetch[k].access == Access::Write;
+    chunk.ids_[k] = spec_.fetch[k].id;
+    chunk.descriptors_[k] = descriptors_[k];
+    chunk.stride_[k] = sizes_[k];
+  }
+  const bool checked = detail::needs_row_checks(world, spec_);
+  const detail::RowFilter f = detail::row_filter(world, spec_, since_);
+  // Fetches whose presence can change from row to row (optional, nulled by an enable bit).
+  std::uint64_t presence_bits = 0;
+  for (std::uint32_t k = 0; k < n; ++k) presence_bits |= f.opt_null[k];
+  detail::for_each_id(matched, [&](std::uint32_t id) {
+    const detail::Archetype& a = archetypes[id];
+    std::uint8_t columns[kMaxQueryFetch];
+    for (std::uint32_t k = 0; k < n; ++k) columns[k] = a.column_of[spec_.fetch[k].id];
+    chunk.archetype_ = &a;
+    chunk.archetype_id_ = id;
+    detail::for_each_run(a, a.rows, checked, f, presence_bits, [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const bool absent = columns[k] == detail::kNoColumn || (word & f.opt_null[k]) != 0;
+        chunk.column_[k] = absent ? detail::kNoColumn : columns[k];
+        if (!absent && f.mark_track[k] != ~0u) detail::stamp_run(f, a, f.mark_track[k], begin, end);
+      }
+      chunk.begin_ = begin;
+      chunk.count_ = end - begin;
+      fn(static_cast<const DynamicChunk&>(chunk));
+    });
   });
   return Status::Ok();
 }
