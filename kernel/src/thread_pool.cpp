@@ -1,8 +1,9 @@
 // ThreadPool (thread_pool.h): a fixed set of workers started once, handed batches of tasks.
 //
-// A batch is (fn, ctx, count); tasks are claimed with one atomic counter, so a thread that
-// finishes early takes the next task. That makes the *assignment* of tasks to threads a matter
-// of timing, which is harmless because every task writes only its own outputs (the parallel
+// A batch is (fn, ctx, count); every thread has a contiguous share of the tasks and claims
+// them with its share's atomic counter, then claims from the other shares, so a thread that
+// finishes early takes tasks left elsewhere. That makes the *assignment* of tasks to threads a
+// matter of timing, which is harmless because every task writes only its own outputs (the parallel
 // loops' contract) — the results never depend on it.
 //
 // Why workers spin before they sleep: waking a thread blocked in the kernel costs tens to
@@ -68,16 +69,41 @@ struct PoolState {
   ThreadPool::TaskFn fn = nullptr;
   void* ctx = nullptr;
   std::uint32_t count = 0;
-  std::atomic<std::uint32_t> next{0};  // next unclaimed task of the current batch
+  // Thread t's share of a batch: tasks [t * count / threads, (t + 1) * count / threads). It
+  // claims those first, so the same loop next tick (a batch of the same size) gives a thread
+  // the same rows, still in its own cache: on the development VM a loop over rows another core
+  // wrote last ran slower on two threads than on one (docs/benchmarks.md, "Where the second
+  // core goes"). A thread done with its share claims from the others' (next thread first), so
+  // a late or slow thread holds nobody up. Which thread runs a task is still timing, and no
+  // result depends on it. One cache line per share: claims never contend on a line.
+  struct alignas(64) Share {
+    std::atomic<std::uint32_t> next{0};  // next unclaimed task of this share
+    std::uint32_t end = 0;               // one past the share's last task
+  };
+  std::uint32_t threads = 1;
+  std::unique_ptr<Share[]> shares;
 #ifndef LOCKSTEP_POOL_NO_THREADS
   std::vector<std::thread> workers;
 #endif
 
-  // Claims and runs tasks of the current batch until none is left.
-  void drain(ThreadPool::TaskFn f, void* c, std::uint32_t n) noexcept {
-    for (std::uint32_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-         i = next.fetch_add(1, std::memory_order_relaxed))
-      f(c, i);
+  // Sets the shares of a batch of n tasks (before the generation is published).
+  void split(std::uint32_t n) noexcept {
+    for (std::uint32_t t = 0; t < threads; ++t) {
+      shares[t].next.store(static_cast<std::uint32_t>(std::uint64_t{n} * t / threads), std::memory_order_relaxed);
+      shares[t].end = static_cast<std::uint32_t>(std::uint64_t{n} * (t + 1) / threads);
+    }
+  }
+
+  // Thread `self` runs tasks of the current batch until none is left: its own share, then the
+  // others'. fetch_add hands every index out once; a claim past a share's end is no task.
+  void drain(ThreadPool::TaskFn f, void* c, std::uint32_t self) noexcept {
+    for (std::uint32_t k = 0; k < threads; ++k) {
+      Share& share = shares[(self + k) % threads];
+      const std::uint32_t end = share.end;
+      for (std::uint32_t i = share.next.fetch_add(1, std::memory_order_relaxed); i < end;
+           i = share.next.fetch_add(1, std::memory_order_relaxed))
+        f(c, i);
+    }
   }
 
   // Wakes sleeping workers after generation, awake or stop changed. Taking the mutex between
@@ -105,7 +131,7 @@ struct PoolState {
     }
   }
 
-  void worker() noexcept {
+  void worker(std::uint32_t self) noexcept {
     std::uint64_t seen = 0;
     for (;;) {
       std::uint64_t g = spin_for_batch(seen);
@@ -121,7 +147,7 @@ struct PoolState {
       }
       if (stop.load(std::memory_order_relaxed)) return;
       seen = g;
-      drain(fn, ctx, count);
+      drain(fn, ctx, self);
       busy.fetch_sub(1, std::memory_order_release);  // orders this worker's task writes before run()'s return
     }
   }
@@ -135,8 +161,10 @@ ThreadPool::ThreadPool(std::uint32_t threads) : state_(std::make_unique<detail::
   threads_ = 1;
 #else
   threads_ = threads < 1 ? 1 : threads;
+  state_->threads = threads_;
+  state_->shares = std::make_unique<detail::PoolState::Share[]>(threads_);
   state_->workers.reserve(threads_ - 1);
-  for (std::uint32_t t = 1; t < threads_; ++t) state_->workers.emplace_back([s = state_.get()] { s->worker(); });
+  for (std::uint32_t t = 1; t < threads_; ++t) state_->workers.emplace_back([s = state_.get(), t] { s->worker(t); });
 #endif
 }
 
@@ -158,11 +186,11 @@ void ThreadPool::run(std::uint32_t count, TaskFn fn, void* ctx) noexcept {
   s.fn = fn;
   s.ctx = ctx;
   s.count = count;
-  s.next.store(0, std::memory_order_relaxed);
+  s.split(count);
   s.busy.store(threads_ - 1, std::memory_order_relaxed);
   s.generation.fetch_add(1, std::memory_order_release);
   s.wake_all();
-  s.drain(fn, ctx, count);
+  s.drain(fn, ctx, 0);
   // The workers left are finishing their last task (the tasks are claimed): wait by polling,
   // yielding the core now and then in case one of them is not running.
   for (std::uint32_t i = 1; s.busy.load(std::memory_order_acquire) != 0; ++i) {

@@ -68,3 +68,28 @@ TEST(ParallelThreadPool, AScopeWithoutAPoolOrLeftOpenIsHarmless) {
   expect_each_task_once(sums, 10);
   // The destructor stops and joins the worker whatever the scope state.
 }
+
+// Every thread owns a contiguous share of a batch and then takes from the others': batches
+// smaller than the thread count (empty shares), uneven splits and tasks of very unequal length
+// (one share finishes long before another, so its thread must take the rest) still run every
+// task exactly once.
+TEST(ParallelThreadPool, SharesOfAnySizeAndUnevenTasksRunEveryTaskOnce) {
+  for (const std::uint32_t threads : {2u, 3u, 8u}) {
+    SCOPED_TRACE(threads);
+    ThreadPool pool(threads);
+    const ThreadPool::AwakeScope awake(&pool);
+    for (std::uint32_t tasks = 1; tasks <= 20; ++tasks) {
+      SCOPED_TRACE(tasks);
+      std::vector<std::uint64_t> sums;
+      run_batches(pool, 30, tasks, sums);
+      expect_each_task_once(sums, 30);
+    }
+    std::vector<std::atomic<std::uint32_t>> runs(64);
+    auto uneven = [&](std::uint32_t i) noexcept {
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the first share's first task
+      runs[i].fetch_add(1, std::memory_order_relaxed);
+    };
+    for (std::uint32_t b = 0; b < 5; ++b) pool.for_each(64, uneven);
+    for (std::uint32_t i = 0; i < 64; ++i) EXPECT_EQ(runs[i].load(), 5u) << "task " << i;
+  }
+}
