@@ -303,12 +303,42 @@ TEST_F(TermsWorld, EachChunkHandsOutRunsWithTypedColumnPointers) {
       {1u, a.slot, 1u, false}, {2u, b.slot, 1u, false}, {2u, f.slot, 1u, true}, {5u, h.slot, 1u, false}};
   EXPECT_EQ(runs, split);
 
-  // Structural changes inside matched archetypes are refused as in each; nesting too.
-  Status inner;
-  ASSERT_EQ(q.eachChunk(w, [&](const QueryChunk&, Pos*, const Vel*) { inner = w.removeComponent<Pos>(a); }).code(),
-            ErrorCode::Ok);
-  EXPECT_EQ(inner.code(), ErrorCode::InvalidArgument);
+  // While fn holds column pointers nothing may move the columns: structural changes are
+  // refused in every archetype (c's {Vel} is not matched: each would allow it), and so are
+  // creates; nested visits as in each. In-place writes through the World stay legal.
+  const std::uint32_t events_before = static_cast<std::uint32_t>(sink.events.size());
+  Status in_matched, elsewhere, nested, in_place;
+  Entity made = Entity::null();
+  ASSERT_TRUE(q.eachChunk(w, [&](const QueryChunk& ch, Pos*, const Vel*) {
+                 if (ch.archetype() != 1) return;
+                 in_matched = w.removeComponent<Pos>(a);
+                 elsewhere = w.removeComponent<Vel>(c);
+                 made = w.create();
+                 nested = q.each(w, [](Entity, Pos&, const Vel*) {});
+                 in_place = w.addComponent(a, Pos{9, 9});
+               }).ok());
+  EXPECT_EQ(in_matched.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(elsewhere.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(made, Entity::null());
+  EXPECT_EQ(nested.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(in_place.ok());
   EXPECT_TRUE(w.has<Pos>(a));
+  EXPECT_TRUE(w.has<Vel>(c));
+  EXPECT_EQ(w.get<Pos>(a)->x, 9);
+  EXPECT_EQ(w.entityCount(), 6u);
+  bool reported = false;  // refusals are reported (an event kind once per world: rate-limited)
+  for (std::size_t k = events_before; k < sink.events.size(); ++k)
+    reported = reported || sink.events[k].id == EventId::IterationMutation;
+  EXPECT_TRUE(reported);
+  // After the visit the same calls are legal again.
+  EXPECT_TRUE(w.removeComponent<Vel>(c).ok());
+
+  // A read-only typed query runs by runs on a const World.
+  const World& cw = w;
+  CachedQuery<term::read<Pos>> reader;
+  std::uint32_t rows = 0;
+  ASSERT_TRUE(reader.eachChunk(cw, [&](const QueryChunk& ch, const Pos*) { rows += ch.size(); }).ok());
+  EXPECT_EQ(rows, 5u);  // a, b, d, h, f
 }
 
 TEST(CachedQueryChunks, ChangedRunsAndWriteStampsMatchEach) {

@@ -211,51 +211,67 @@ std::vector<Visit> reference(const World& w, const Model& m, const RandomQuery& 
   return out;
 }
 
-// Runs q and applies its change stamps (Write hand-outs) to the model.
+// The world's row state agrees with the model for every live entity and component.
+void check_row_state(const World& w, const Model& m);
+
+// Runs q both ways — per row (each) and by runs (eachChunk), in a random order — and checks
+// that they visit the same rows with the same values and absences, and that the first of the
+// two alone stamped exactly the handed-out rows (the second restamps them at the same tick).
 std::vector<Visit> run(World& w, Model& m, DynamicQuery& dq, const RandomQuery& q) {
-  std::vector<Visit> got;
-  const Status s = dq.each(w, [&](const DynamicRow& row) {
-    Visit visit{row.entity().slot, {}};
-    for (std::uint32_t k = 0; k < row.size(); ++k) {
-      const std::byte* p = row.read(k);
-      visit.values.push_back(p == nullptr ? std::vector<std::byte>{}
-                                          : std::vector<std::byte>(p, p + row.descriptor(k).size));
-    }
-    got.push_back(visit);
-  });
-  RC_ASSERT(s.ok());
-  // The same query by runs (eachChunk): the same rows, values and absences, in the same order,
-  // and the same stamps (a second stamp at the same tick changes nothing).
-  std::vector<Visit> by_runs;
-  std::uint32_t last_archetype = 0;
-  const Status sc = dq.eachChunk(w, [&](const DynamicChunk& chunk) {
-    RC_ASSERT(chunk.size() > 0u);
-    RC_ASSERT(chunk.archetype() >= last_archetype);
-    last_archetype = chunk.archetype();
-    for (std::uint32_t i = 0; i < chunk.size(); ++i) {
-      Visit visit{chunk.entity(i).slot, {}};
-      RC_ASSERT(w.alive(chunk.entity(i)));
-      for (std::uint32_t k = 0; k < chunk.fetchCount(); ++k) {
-        const std::byte* base = chunk.read(k);
-        const std::byte* p = base == nullptr ? nullptr : base + i * chunk.stride(k);
+  auto by_rows = [&] {
+    std::vector<Visit> got;
+    const Status s = dq.each(w, [&](const DynamicRow& row) {
+      Visit visit{row.entity().slot, {}};
+      for (std::uint32_t k = 0; k < row.size(); ++k) {
+        const std::byte* p = row.read(k);
         visit.values.push_back(p == nullptr ? std::vector<std::byte>{}
-                                            : std::vector<std::byte>(p, p + chunk.descriptor(k).size));
+                                            : std::vector<std::byte>(p, p + row.descriptor(k).size));
       }
-      by_runs.push_back(visit);
+      got.push_back(visit);
+    });
+    RC_ASSERT(s.ok());
+    return got;
+  };
+  auto by_runs = [&] {
+    std::vector<Visit> got;
+    std::uint32_t last_archetype = 0;
+    const Status s = dq.eachChunk(w, [&](const DynamicChunk& chunk) {
+      RC_ASSERT(chunk.size() > 0u);
+      RC_ASSERT(chunk.archetype() >= last_archetype);
+      last_archetype = chunk.archetype();
+      for (std::uint32_t i = 0; i < chunk.size(); ++i) {
+        Visit visit{chunk.entity(i).slot, {}};
+        RC_ASSERT(w.alive(chunk.entity(i)));
+        for (std::uint32_t k = 0; k < chunk.fetchCount(); ++k) {
+          const std::byte* base = chunk.read(k);
+          const std::byte* p = base == nullptr ? nullptr : base + i * chunk.stride(k);
+          visit.values.push_back(p == nullptr ? std::vector<std::byte>{}
+                                              : std::vector<std::byte>(p, p + chunk.descriptor(k).size));
+        }
+        got.push_back(visit);
+      }
+    });
+    RC_ASSERT(s.ok());
+    return got;
+  };
+  auto stamp_model = [&](const std::vector<Visit>& got) {
+    for (const Visit& visit : got) {
+      std::uint32_t k = 0;
+      for (std::uint32_t i = 0; i < kC; ++i) {
+        const std::uint32_t c = q.fetch_order[i];
+        if (q.fetch[c] == 0) continue;
+        if (q.fetch[c] == 2 && kTracked[c] && !visit.values[k].empty()) m[visit.slot].changed[c] = w.tick();
+        ++k;
+      }
     }
-  });
-  RC_ASSERT(sc.ok());
-  RC_ASSERT(by_runs == got);
-  for (const Visit& visit : got) {
-    std::uint32_t k = 0;
-    for (std::uint32_t i = 0; i < kC; ++i) {
-      const std::uint32_t c = q.fetch_order[i];
-      if (q.fetch[c] == 0) continue;
-      if (q.fetch[c] == 2 && kTracked[c] && !visit.values[k].empty()) m[visit.slot].changed[c] = w.tick();
-      ++k;
-    }
-  }
-  return got;
+  };
+  const bool runs_first = *rc::gen::arbitrary<bool>();
+  const std::vector<Visit> first = runs_first ? by_runs() : by_rows();
+  stamp_model(first);
+  check_row_state(w, m);
+  const std::vector<Visit> second = runs_first ? by_rows() : by_runs();
+  RC_ASSERT(first == second);
+  return first;
 }
 
 // The world's row state agrees with the model for every live entity and component.
@@ -439,4 +455,12 @@ RC_GTEST_PROP(query_model, TypedQueryEqualsItsDynamicTwin, ()) {
                  b.emplace_back(r.entity().slot, p.x, r.read(1) != nullptr);
                }).ok());
   RC_ASSERT(a == b);
+  std::vector<std::tuple<std::uint32_t, std::int64_t, bool>> c;
+  RC_ASSERT(typed
+                .eachChunk(w,
+                           [&](const QueryChunk& run, const Pos* p, const Vel* v) {
+                             for (std::uint32_t i = 0; i < run.size(); ++i) c.emplace_back(run.entity(i).slot, p[i].x, v != nullptr);
+                           })
+                .ok());
+  RC_ASSERT(a == c);
 }

@@ -164,6 +164,15 @@ void for_each_run(const Archetype& a, std::uint32_t count, bool checked, const R
   }
 }
 
+// A chunked visit hands out column addresses that fn keeps for a whole run, and any structural
+// change — a create included — may move the arena's columns: so while its fn runs, every
+// archetype counts as matched (structural adds, removes and destroys are refused) and create()
+// is refused too (the observer rule), each as an iteration_mutation event.
+inline void freeze_structure(IterationGuard& guard) noexcept {
+  for (std::uint64_t& word : guard.matched_archetypes.words) word = ~std::uint64_t{0};
+  guard.observer = true;
+}
+
 // Stamps rows [begin, end) of `a` as changed at f.now for tracked index `track`.
 inline void stamp_run(const RowFilter& f, const Archetype& a, std::uint32_t track, std::uint32_t begin,
                       std::uint32_t end) noexcept {
@@ -415,8 +424,8 @@ inline void for_each_id(const IdSet256& set, F&& f) {
 // One run of a chunked visit (CachedQuery::eachChunk, DynamicQuery::eachChunk): size()
 // consecutive rows of one archetype, every one passing the query's filters, with the same
 // fetched components present. The column pointers handed beside it address the run's first
-// row; they stay valid while fn makes no structural change (create included: a new row may
-// move the arena's columns), the contract of World::get.
+// row and stay valid for the whole visit: while fn runs, structural changes and creates are
+// refused (freeze_structure); record them in the command buffer instead.
 class QueryChunk {
  public:
   std::uint32_t size() const noexcept { return count_; }
@@ -537,7 +546,7 @@ class CachedQuery {
   // write/opt_write, const T* for read/opt_read, null for an optional term absent in the run —
   // addressing the run's first row. For loops the compiler can vectorise, or hand-written SIMD.
   // Row filters are judged when a run is handed out; Write terms of tracked components stamp
-  // the whole run then.
+  // the whole run then. Structural changes and creates inside fn are refused (QueryChunk).
   template <class Fn>
   Status eachChunk(World& world, Fn&& fn) {
     if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
@@ -551,6 +560,7 @@ class CachedQuery {
     guard.listed_components = spec_.listed_set;
     const detail::IdSet256 matched = cache_.matched;
     detail::QueryAccess::settle(world, matched);
+    detail::freeze_structure(guard);
     detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
     const bool checked = detail::needs_row_checks(world, spec_);

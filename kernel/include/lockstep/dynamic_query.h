@@ -49,8 +49,7 @@ class DynamicRow {
 
 // One run of a chunked visit (QueryChunk: size(), archetype(), entity(i)) with its columns
 // by term index: column k is size() values of stride(k) bytes each, contiguous, in visit order.
-// The addresses are read from the world when asked for; they stay valid while fn makes no
-// structural change (create included), the contract of World::get. Ask again after one.
+// They stay valid for the whole visit: structural changes and creates inside fn are refused.
 class DynamicChunk : public QueryChunk {
  public:
   std::uint32_t fetchCount() const noexcept { return fetch_count_; }
@@ -98,7 +97,8 @@ class DynamicQuery {
   // (one per archetype when no row filter is live), so fn loops over column bases instead of
   // being called per row — the form for tools and scripts that do per-row work themselves.
   // Row filters (enable bits, added/changed) are judged when a run is handed out, and Write
-  // terms of tracked components stamp the whole run then.
+  // terms of tracked components stamp the whole run then. Structural changes and creates
+  // inside fn are refused (the run's column addresses must stay valid).
   template <class Fn>
   Status eachChunk(World& world, Fn&& fn);
   template <class Fn>
@@ -279,6 +279,7 @@ Status DynamicQuery::eachChunk(World& world, Fn&& fn) {
   guard.read_components = spec_.read_set;
   guard.listed_components = spec_.listed_set;
   const detail::IdSet256 matched = cache_.matched;
+  detail::freeze_structure(guard);
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
   const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
   DynamicChunk chunk;
