@@ -247,17 +247,9 @@ TEST_F(TermsWorld, ConstWorldRunsReadOnlyQueries) {
 // A row filter is judged when the loop reaches the row: a write fn makes to a later row (legal:
 // Pos is not fetched) brings that row into the same pass; one to an earlier row does not.
 TEST(CachedQueryRowFilter, ChangedIsJudgedWhenTheLoopReachesTheRow) {
-  WorldConfig c;
-  c.max_tracked_components = 1;
-  World w(c);
-  register_all(w);
-  ASSERT_TRUE(w.trackChanges<Pos>().ok());
-  std::vector<Entity> es;
-  for (std::int64_t i = 0; i < 200; ++i) {
-    es.push_back(w.create());
-    ASSERT_TRUE(w.addComponent(es.back(), Pos{i, 0}).ok());
-    ASSERT_TRUE(w.addComponent(es.back(), Vel{i, 0}).ok());
-  }
+  World w(one_tracked_component());
+  const std::vector<Entity> es = tracked_pos_entities(w, 200, true);
+  ASSERT_EQ(es.size(), 200u);
   w.setTick(3);
   w.getMutable<Pos>(es[100])->y = 1;
   CachedQuery<term::read<Vel>, term::changed<Pos>> q;
@@ -342,16 +334,9 @@ TEST_F(TermsWorld, EachChunkHandsOutRunsWithTypedColumnPointers) {
 }
 
 TEST(CachedQueryChunks, ChangedRunsAndWriteStampsMatchEach) {
-  WorldConfig c;
-  c.max_tracked_components = 1;
-  World w(c);
-  register_all(w);
-  ASSERT_TRUE(w.trackChanges<Pos>().ok());
-  std::vector<Entity> es;
-  for (std::int64_t i = 0; i < 300; ++i) {
-    es.push_back(w.create());
-    ASSERT_TRUE(w.addComponent(es.back(), Pos{i, 0}).ok());
-  }
+  World w(one_tracked_component());
+  const std::vector<Entity> es = tracked_pos_entities(w, 300, false);
+  ASSERT_EQ(es.size(), 300u);
   w.setTick(4);
   for (std::size_t i : {7u, 8u, 9u, 130u, 299u}) w.getMutable<Pos>(es[i])->y = 1;
   CachedQuery<term::read<Pos>, term::changed<Pos>> q;

@@ -244,16 +244,9 @@ TEST_F(DynWorld, EachChunkSplitsRunsWhereAnOptionalFetchIsDisabledAndSkipsDisabl
 }
 
 TEST(DynamicQueryChunks, ChangedRunsHoldOnlyChangedRowsAndWriteTermsStampEveryRowOfARun) {
-  WorldConfig c;
-  c.max_tracked_components = 1;
-  World w(c);
-  register_all(w);
-  ASSERT_TRUE(w.trackChanges<Pos>().ok());
-  std::vector<Entity> es;
-  for (std::int64_t i = 0; i < 10; ++i) {
-    es.push_back(w.create());
-    ASSERT_TRUE(w.addComponent(es.back(), Pos{i, 0}).ok());
-  }
+  World w(one_tracked_component());
+  const std::vector<Entity> es = tracked_pos_entities(w, 10, false);
+  ASSERT_EQ(es.size(), 10u);
   w.setTick(5);
   for (std::size_t i : {3u, 4u, 8u}) w.getMutable<Pos>(es[i])->y = 1;
   DynamicQuery changed;

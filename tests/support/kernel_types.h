@@ -51,6 +51,27 @@ inline void register_all(lockstep::World& w) {
   (void)w.registerResource<Counter>(Counter{0});
 }
 
+// A world with max_tracked_components = 1, for change-detection tests (pass to World's constructor).
+inline lockstep::WorldConfig one_tracked_component() {
+  lockstep::WorldConfig c;
+  c.max_tracked_components = 1;
+  return c;
+}
+
+// Registers everything, tracks Pos, and creates `count` entities in slot order holding Pos{i, 0}
+// (and Vel{i, 0} when `with_vel`), all at the world's current tick.
+inline std::vector<lockstep::Entity> tracked_pos_entities(lockstep::World& w, std::int64_t count, bool with_vel) {
+  register_all(w);
+  std::vector<lockstep::Entity> es;
+  if (!w.trackChanges<Pos>().ok()) return es;
+  for (std::int64_t i = 0; i < count; ++i) {
+    es.push_back(w.create());
+    (void)w.addComponent(es.back(), Pos{i, 0});
+    if (with_vel) (void)w.addComponent(es.back(), Vel{i, 0});
+  }
+  return es;
+}
+
 // Every byte of state the StorageView exposes, in a fixed order: equal dumps = equal states.
 inline std::vector<std::uint8_t> dump(const lockstep::World& w) {
   std::vector<std::uint8_t> out;

@@ -192,6 +192,24 @@ struct MatchCache {
 // Tests archetypes [cache.seen, archetype_count) against spec and records the matches.
 void extend_matches(const World& w, const QuerySpec& spec, MatchCache& cache) noexcept;
 
+// The prologue of every query visit (typed and dynamic, per row and by runs): nesting, the
+// match set (refresh()), the running system's declared access, write marks, the guard's sets,
+// and slot order restored in the matched archetypes.
+template <class Refresh>
+Status begin_visit(World& world, const QuerySpec& spec, const MatchCache& cache, IterationGuard& guard,
+                   Refresh&& refresh) {
+  if (QueryAccess::guard(world) != nullptr) return QueryAccess::nested(world);
+  if (Status s = refresh(); !s.ok()) return s;
+  if (world.access() != nullptr)
+    if (Status s = check_query_access(world, spec); !s.ok()) return s;
+  QueryAccess::mark_writes(world, spec);
+  guard.matched_archetypes = cache.matched;
+  guard.read_components = spec.read_set;
+  guard.listed_components = spec.listed_set;
+  QueryAccess::settle(world, cache.matched);
+  return Status::Ok();
+}
+
 // ---- typed term resolution ----
 
 template <class Term>
@@ -499,17 +517,9 @@ class CachedQuery {
   // ascending, then slot ascending; the iteration-legality guard is live while fn runs.
   template <class Fn>
   Status each(World& world, Fn&& fn) {
-    if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
-    if (Status s = refresh(world); !s.ok()) return s;
-    if (world.access() != nullptr)
-      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
-    detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
-    guard.matched_archetypes = cache_.matched;
-    guard.read_components = spec_.read_set;
-    guard.listed_components = spec_.listed_set;
+    if (Status s = begin_visit(world, guard); !s.ok()) return s;
     const detail::IdSet256 matched = cache_.matched;  // fixed before the first callback
-    detail::QueryAccess::settle(world, matched);
     detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
     const std::uint32_t* generations = detail::QueryAccess::generations(world);
@@ -549,17 +559,9 @@ class CachedQuery {
   // the whole run then. Structural changes and creates inside fn are refused (QueryChunk).
   template <class Fn>
   Status eachChunk(World& world, Fn&& fn) {
-    if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
-    if (Status s = refresh(world); !s.ok()) return s;
-    if (world.access() != nullptr)
-      if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
-    detail::QueryAccess::mark_writes(world, spec_);
     detail::IterationGuard guard;
-    guard.matched_archetypes = cache_.matched;
-    guard.read_components = spec_.read_set;
-    guard.listed_components = spec_.listed_set;
+    if (Status s = begin_visit(world, guard); !s.ok()) return s;
     const detail::IdSet256 matched = cache_.matched;
-    detail::QueryAccess::settle(world, matched);
     detail::freeze_structure(guard);
     detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
     const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
@@ -619,6 +621,11 @@ class CachedQuery {
 
  private:
   friend struct detail::WhereAccess;
+
+  Status begin_visit(World& world, detail::IterationGuard& guard) {
+    return detail::begin_visit(world, spec_, cache_, guard, [&] { return refresh(world); });
+  }
+
   template <class... Fs, class Fn>
   void rows(detail::TypeList<Fs...>, const detail::Archetype& a, const std::uint32_t* generations, Fn& fn,
             std::uint32_t begin, std::uint32_t end) {

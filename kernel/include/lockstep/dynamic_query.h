@@ -128,8 +128,9 @@ class DynamicQuery {
  private:
   friend class QueryBuilder;
   friend struct detail::WhereAccess;
-  // each()'s and eachChunk()'s common prologue: checks, match refresh, write marks, settle.
-  Status begin_visit(World& world, const char* what);
+  // each()'s and eachChunk()'s prologue: checks, match refresh, write marks, the guard's
+  // sets, slot order restored in the matched archetypes.
+  Status begin_visit(World& world, const char* what, detail::IterationGuard& guard);
   detail::QuerySpec spec_;
   detail::MatchCache cache_;
   const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
@@ -203,24 +204,15 @@ class QueryBuilder {
   std::uint32_t alt_count_ = 0;
 };
 
-inline Status DynamicQuery::begin_visit(World& world, const char* what) {
+inline Status DynamicQuery::begin_visit(World& world, const char* what, detail::IterationGuard& guard) {
   if (!built_) return {ErrorCode::InvalidArgument, what};
-  if (detail::QueryAccess::guard(world) != nullptr) return detail::QueryAccess::nested(world);
-  if (Status s = refresh(world); !s.ok()) return s;
-  if (world.access() != nullptr)
-    if (Status s = detail::check_query_access(world, spec_); !s.ok()) return s;
-  detail::QueryAccess::mark_writes(world, spec_);
-  detail::QueryAccess::settle(world, cache_.matched);
-  return Status::Ok();
+  return detail::begin_visit(world, spec_, cache_, guard, [&] { return refresh(world); });
 }
 
 template <class Fn>
 Status DynamicQuery::each(World& world, Fn&& fn) {
-  if (Status s = begin_visit(world, "DynamicQuery::each: the query was not built"); !s.ok()) return s;
   detail::IterationGuard guard;
-  guard.matched_archetypes = cache_.matched;
-  guard.read_components = spec_.read_set;
-  guard.listed_components = spec_.listed_set;
+  if (Status s = begin_visit(world, "DynamicQuery::each: the query was not built", guard); !s.ok()) return s;
   const detail::IdSet256 matched = cache_.matched;
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
   const detail::Archetype* archetypes = detail::QueryAccess::archetypes(world);
@@ -273,11 +265,8 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
 
 template <class Fn>
 Status DynamicQuery::eachChunk(World& world, Fn&& fn) {
-  if (Status s = begin_visit(world, "DynamicQuery::eachChunk: the query was not built"); !s.ok()) return s;
   detail::IterationGuard guard;
-  guard.matched_archetypes = cache_.matched;
-  guard.read_components = spec_.read_set;
-  guard.listed_components = spec_.listed_set;
+  if (Status s = begin_visit(world, "DynamicQuery::eachChunk: the query was not built", guard); !s.ok()) return s;
   const detail::IdSet256 matched = cache_.matched;
   detail::freeze_structure(guard);
   detail::GuardScope scope(detail::QueryAccess::guard(world), guard);
