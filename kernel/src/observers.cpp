@@ -3,6 +3,7 @@
 #include "observer_registry.h"
 #include "world_scratch.h"
 
+#include <lockstep/cached_query.h>
 #include <lockstep/world.h>
 
 #include <algorithm>
@@ -43,9 +44,7 @@ std::uint32_t World::observerCount() const noexcept { return observers_ == nullp
 void World::dispatch(ObserverEvent event, std::uint32_t id, Entity e) noexcept {
   ObserverRegistry& r = *observers_;
   detail::IterationGuard guard;
-  guard.matched_archetypes.words[0] = guard.matched_archetypes.words[1] = ~std::uint64_t{0};
-  guard.matched_archetypes.words[2] = guard.matched_archetypes.words[3] = ~std::uint64_t{0};
-  guard.observer = true;
+  detail::freeze_structure(guard);
   if (guard_ != nullptr) guard.read_components = guard_->read_components;  // a live query's Read set still holds
   detail::IterationGuard* const previous = guard_;
   guard_ = &guard;

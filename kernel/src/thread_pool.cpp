@@ -68,7 +68,6 @@ struct PoolState {
   // the batch runs: the caller waits for busy == 0 before it returns.
   ThreadPool::TaskFn fn = nullptr;
   void* ctx = nullptr;
-  std::uint32_t count = 0;
   // Thread t's share of a batch: tasks [t * count / threads, (t + 1) * count / threads). It
   // claims those first, so the same loop next tick (a batch of the same size) gives a thread
   // the same rows, still in its own cache: on the development VM a loop over rows another core
@@ -185,7 +184,6 @@ void ThreadPool::run(std::uint32_t count, TaskFn fn, void* ctx) noexcept {
   }
   s.fn = fn;
   s.ctx = ctx;
-  s.count = count;
   s.split(count);
   s.busy.store(threads_ - 1, std::memory_order_relaxed);
   s.generation.fetch_add(1, std::memory_order_release);

@@ -141,16 +141,18 @@ inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
 
 // The runs of a chunked visit (CachedQuery::eachChunk, DynamicQuery::eachChunk): rows
 // [0, count) of `a` when nothing is checked, else every maximal stretch of passing rows whose
-// disabled words agree on `presence_bits` (the enable bits that null an optional fetch).
+// disabled words agree on the enable bits that null one of the `fetches` optional fetches.
 // emit(begin, end, word) runs before the next stretch is judged, so the rows after a run are
 // judged by the state fn left, as each() judges every row after the calls before it.
 template <class Emit>
-void for_each_run(const Archetype& a, std::uint32_t count, bool checked, const RowFilter& f,
-                  std::uint64_t presence_bits, Emit&& emit) {
+void for_each_run(const Archetype& a, std::uint32_t count, bool checked, const RowFilter& f, std::uint32_t fetches,
+                  Emit&& emit) {
   if (!checked) {
     if (count != 0) emit(std::uint32_t{0}, count, std::uint64_t{0});
     return;
   }
+  std::uint64_t presence_bits = 0;
+  for (std::uint32_t k = 0; k < fetches; ++k) presence_bits |= f.opt_null[k];
   std::uint64_t word = 0;
   std::uint32_t r = f.next(a.slots_ptr, 0, count, word);
   while (r < count) {
@@ -568,8 +570,6 @@ class CachedQuery {
     const bool checked = detail::needs_row_checks(world, spec_);
     const detail::RowFilter f = detail::row_filter(world, spec_, since_);
     constexpr std::size_t N = fetch_count(Fetches{});
-    std::uint64_t presence_bits = 0;
-    for (std::size_t k = 0; k < N; ++k) presence_bits |= f.opt_null[k];
     QueryChunk chunk;
     chunk.generations_ = detail::QueryAccess::generations(world);
     detail::for_each_id(matched, [&](std::uint32_t id) {
@@ -579,7 +579,7 @@ class CachedQuery {
         columns[k] = spec_.fetch[k].missing ? detail::kNoColumn : a.column_of[spec_.fetch[k].id];
       chunk.archetype_ = &a;
       chunk.archetype_id_ = id;
-      detail::for_each_run(a, a.rows, checked, f, presence_bits, [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
+      detail::for_each_run(a, a.rows, checked, f, static_cast<std::uint32_t>(N), [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
         std::uint8_t run_columns[N + 1];
         for (std::size_t k = 0; k < N; ++k) {
           run_columns[k] = (word & f.opt_null[k]) != 0 ? detail::kNoColumn : columns[k];

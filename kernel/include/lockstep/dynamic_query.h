@@ -52,14 +52,11 @@ class DynamicRow {
 // They stay valid for the whole visit: structural changes and creates inside fn are refused.
 class DynamicChunk : public QueryChunk {
  public:
-  std::uint32_t fetchCount() const noexcept { return fetch_count_; }
+  std::uint32_t fetchCount() const noexcept;
   // Column k's value for the run's first row; null when term k is optional and absent in the run.
-  const std::byte* read(std::uint32_t k) const noexcept {
-    return column_[k] == detail::kNoColumn ? nullptr
-                                           : archetype_->column_ptr[column_[k]] + std::size_t{begin_} * stride_[k];
-  }
+  const std::byte* read(std::uint32_t k) const noexcept;
   // As read(k); null when term k is Read.
-  std::byte* write(std::uint32_t k) const noexcept { return writable_[k] ? const_cast<std::byte*>(read(k)) : nullptr; }
+  std::byte* write(std::uint32_t k) const noexcept;
   template <class T>
   const T* read(std::uint32_t k) const noexcept {
     return reinterpret_cast<const T*>(read(k));
@@ -68,18 +65,14 @@ class DynamicChunk : public QueryChunk {
   T* write(std::uint32_t k) const noexcept {
     return reinterpret_cast<T*>(write(k));
   }
-  std::size_t stride(std::uint32_t k) const noexcept { return stride_[k]; }
-  std::uint32_t componentId(std::uint32_t k) const noexcept { return ids_[k]; }
-  const TypeDescriptor& descriptor(std::uint32_t k) const noexcept { return *descriptors_[k]; }
+  std::size_t stride(std::uint32_t k) const noexcept;
+  std::uint32_t componentId(std::uint32_t k) const noexcept;
+  const TypeDescriptor& descriptor(std::uint32_t k) const noexcept;
 
  private:
   friend class DynamicQuery;
-  std::uint32_t fetch_count_ = 0;
+  const DynamicQuery* query_ = nullptr;  // the terms: access, ids, sizes, descriptors
   std::uint8_t column_[kMaxQueryFetch] = {};
-  bool writable_[kMaxQueryFetch] = {};
-  std::uint32_t stride_[kMaxQueryFetch] = {};
-  std::uint32_t ids_[kMaxQueryFetch] = {};
-  const TypeDescriptor* descriptors_[kMaxQueryFetch] = {};
 };
 
 class DynamicQuery {
@@ -127,6 +120,7 @@ class DynamicQuery {
 
  private:
   friend class QueryBuilder;
+  friend class DynamicChunk;
   friend struct detail::WhereAccess;
   // each()'s and eachChunk()'s prologue: checks, match refresh, write marks, the guard's
   // sets, slot order restored in the matched archetypes.
@@ -204,6 +198,18 @@ class QueryBuilder {
   std::uint32_t alt_count_ = 0;
 };
 
+inline std::uint32_t DynamicChunk::fetchCount() const noexcept { return query_->spec_.fetch_count; }
+inline const std::byte* DynamicChunk::read(std::uint32_t k) const noexcept {
+  return column_[k] == detail::kNoColumn ? nullptr
+                                         : archetype_->column_ptr[column_[k]] + std::size_t{begin_} * query_->sizes_[k];
+}
+inline std::byte* DynamicChunk::write(std::uint32_t k) const noexcept {
+  return query_->spec_.fetch[k].access == Access::Write ? const_cast<std::byte*>(read(k)) : nullptr;
+}
+inline std::size_t DynamicChunk::stride(std::uint32_t k) const noexcept { return query_->sizes_[k]; }
+inline std::uint32_t DynamicChunk::componentId(std::uint32_t k) const noexcept { return query_->spec_.fetch[k].id; }
+inline const TypeDescriptor& DynamicChunk::descriptor(std::uint32_t k) const noexcept { return *query_->descriptors_[k]; }
+
 inline Status DynamicQuery::begin_visit(World& world, const char* what, detail::IterationGuard& guard) {
   if (!built_) return {ErrorCode::InvalidArgument, what};
   return detail::begin_visit(world, spec_, cache_, guard, [&] { return refresh(world); });
@@ -274,25 +280,16 @@ Status DynamicQuery::eachChunk(World& world, Fn&& fn) {
   DynamicChunk chunk;
   const std::uint32_t n = spec_.fetch_count;
   chunk.generations_ = detail::QueryAccess::generations(world);
-  chunk.fetch_count_ = n;
-  for (std::uint32_t k = 0; k < n; ++k) {
-    chunk.writable_[k] = spec_.fetch[k].access == Access::Write;
-    chunk.ids_[k] = spec_.fetch[k].id;
-    chunk.descriptors_[k] = descriptors_[k];
-    chunk.stride_[k] = sizes_[k];
-  }
+  chunk.query_ = this;
   const bool checked = detail::needs_row_checks(world, spec_);
   const detail::RowFilter f = detail::row_filter(world, spec_, since_);
-  // Fetches whose presence can change from row to row (optional, nulled by an enable bit).
-  std::uint64_t presence_bits = 0;
-  for (std::uint32_t k = 0; k < n; ++k) presence_bits |= f.opt_null[k];
   detail::for_each_id(matched, [&](std::uint32_t id) {
     const detail::Archetype& a = archetypes[id];
     std::uint8_t columns[kMaxQueryFetch];
     for (std::uint32_t k = 0; k < n; ++k) columns[k] = a.column_of[spec_.fetch[k].id];
     chunk.archetype_ = &a;
     chunk.archetype_id_ = id;
-    detail::for_each_run(a, a.rows, checked, f, presence_bits, [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
+    detail::for_each_run(a, a.rows, checked, f, n, [&](std::uint32_t begin, std::uint32_t end, std::uint64_t word) {
       for (std::uint32_t k = 0; k < n; ++k) {
         const bool absent = columns[k] == detail::kNoColumn || (word & f.opt_null[k]) != 0;
         chunk.column_[k] = absent ? detail::kNoColumn : columns[k];
