@@ -279,6 +279,17 @@ void World::save(Snapshot& out) const noexcept {
     const std::size_t words = std::size_t{slot_count_} * config_.max_tracked_components;
     std::memcpy(out.added_ticks_.get(), added_ticks_.get(), words * 8u);
     std::memcpy(out.changed_ticks_.get(), changed_ticks_.get(), words * 8u);
+    // The snapshot holds plain entries: the slots in a block's mask get the block's max.
+    const detail::ChangeTicks c = tick_table();
+    for (std::uint32_t t = 0; t < tracked_count_; ++t) {
+      for (std::uint32_t b = 0; b < c.blocks && b * 64u < slot_count_; ++b) {
+        const std::size_t i = std::size_t{t} * c.blocks + b;
+        for (std::uint64_t m = c.mask[i]; m != 0; m &= m - 1) {
+          const std::uint32_t slot = b * 64 + static_cast<std::uint32_t>(std::countr_zero(m));
+          if (slot < slot_count_) out.changed_ticks_[std::size_t{slot} * c.stride + t] = c.max[i];
+        }
+      }
+    }
     live += words * 16u;
   }
   const std::size_t views = detail::ViewAccess::save_capacity(*this);
@@ -472,6 +483,7 @@ Status World::load(const Snapshot& in) noexcept {
     const std::size_t words = std::size_t{img.slot_count} * config_.max_tracked_components;
     std::memcpy(added_ticks_.get(), img.added_ticks, words * 8u);
     std::memcpy(changed_ticks_.get(), img.changed_ticks, words * 8u);
+    rebuild_changed_summary();
   }
   tick_ = img.tick;
   scratch_res_.zero();  // scratch is not state: a restored world starts it from zero (docs/kernel.md)

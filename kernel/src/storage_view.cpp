@@ -53,6 +53,7 @@ std::uint64_t StorageView::added_tick(std::uint32_t slot, std::uint32_t i) const
   return image_.added_ticks[std::size_t{slot} * image_.tick_stride + i];
 }
 std::uint64_t StorageView::changed_tick(std::uint32_t slot, std::uint32_t i) const noexcept {
+  if (image_.changed_summary.max != nullptr) return image_.changed_summary.changed(slot, i);
   return image_.changed_ticks[std::size_t{slot} * image_.tick_stride + i];
 }
 

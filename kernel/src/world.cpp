@@ -80,6 +80,8 @@ World::World(const WorldConfig& config)
   {
     added_ticks_ = slot_table<std::uint64_t>(slots * config_.max_tracked_components, 0);
     changed_ticks_ = slot_table<std::uint64_t>(slots * config_.max_tracked_components, 0);
+    tick_blocks_ = static_cast<std::uint32_t>((slots + 63) / 64);
+    changed_summary_.reset(new std::uint64_t[std::size_t{3} * tick_blocks_ * config_.max_tracked_components]());
   }
   std::fill(std::begin(track_of_), std::end(track_of_), kUntracked);
 
@@ -657,6 +659,7 @@ StorageView World::storage() const noexcept {
   image.disabled_total = disabled_total_;
   image.added_ticks = added_ticks_.get();
   image.changed_ticks = changed_ticks_.get();
+  image.changed_summary = tick_table();
   image.tick_stride = config_.max_tracked_components;
   image.tracked_count = tracked_count_;
   image.tracked_ids = tracked_ids_;
@@ -727,6 +730,20 @@ Status World::checkInvariants() const noexcept {
   for (std::uint32_t i = 0; i < free_count_; ++i) {
     const std::uint32_t s = free_[free_head_ + i];
     if (s >= slot_count_ || alive_[s] != 0) return {ErrorCode::Internal, "free list holds a live slot"};
+  }
+  // Changed-tick summary (detail/change_ticks.h): for every live holder of a tracked
+  // component, its tick <= the block's max, and <= second when outside the mask.
+  if (changed_summary_ != nullptr) {
+    const detail::ChangeTicks c = tick_table();
+    for (std::uint32_t t = 0; t < tracked_count_; ++t) {
+      for (std::uint32_t s = 0; s < slot_count_; ++s) {
+        if (alive_[s] == 0 || !archetypes_[entity_archetype_[s]].mask.contains(tracked_ids_[t])) continue;
+        const std::size_t b = std::size_t{t} * c.blocks + (s >> 6);
+        const bool in_mask = ((c.mask[b] >> (s & 63u)) & 1u) != 0;
+        if (c.changed(s, t) > c.max[b] || (!in_mask && c.ticks[std::size_t{s} * c.stride + t] > c.second[b]))
+          return {ErrorCode::Internal, "changed-tick summary is below a slot's tick"};
+      }
+    }
   }
   if (views_ != nullptr) return detail::ViewAccess::check(*this);
   return Status::Ok();

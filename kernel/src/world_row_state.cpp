@@ -58,6 +58,7 @@ Status World::track_changes(std::uint32_t id) noexcept {
   std::uint32_t at = 0;
   while (at < tracked_count_ && tracked_ids_[at] < id) ++at;
   const std::uint32_t stride = config_.max_tracked_components;
+  materialize_changed_ticks();
   for (std::uint32_t s = 0; s < slot_count_; ++s) {
     for (std::uint64_t* row : {added_ticks_.get() + std::size_t{s} * stride, changed_ticks_.get() + std::size_t{s} * stride}) {
       for (std::uint32_t t = tracked_count_; t > at; --t) row[t] = row[t - 1];
@@ -68,6 +69,7 @@ Status World::track_changes(std::uint32_t id) noexcept {
   tracked_ids_[at] = static_cast<std::uint8_t>(id);
   ++tracked_count_;
   for (std::uint32_t t = 0; t < tracked_count_; ++t) track_of_[tracked_ids_[t]] = static_cast<std::uint8_t>(t);
+  rebuild_changed_summary();
   layout_epoch_ = detail::next_layout_epoch();  // queries with added/changed terms re-resolve
   return Status::Ok();
 }
@@ -76,8 +78,30 @@ bool World::change_ticks(Entity e, std::uint32_t id, std::uint64_t& added, std::
   if (!valid(e) || id >= component_count_ || track_of_[id] == kUntracked) return false;
   if (!archetypes_[entity_archetype_[e.slot]].mask.contains(id)) return false;
   added = added_ticks_[tick_index(e.slot, track_of_[id])];
-  changed = changed_ticks_[tick_index(e.slot, track_of_[id])];
+  changed = tick_table().changed(e.slot, track_of_[id]);
   return true;
+}
+
+void World::materialize_changed_ticks() noexcept {
+  if (changed_summary_ == nullptr) return;
+  const detail::ChangeTicks c = tick_table();
+  for (std::uint32_t t = 0; t < config_.max_tracked_components; ++t) {
+    for (std::uint32_t b = 0; b < tick_blocks_; ++b) {
+      const std::size_t i = std::size_t{t} * tick_blocks_ + b;
+      for (std::uint64_t m = c.mask[i]; m != 0; m &= m - 1) {
+        const std::uint32_t slot = b * 64 + static_cast<std::uint32_t>(std::countr_zero(m));
+        c.ticks[std::size_t{slot} * c.stride + t] = c.max[i];
+      }
+      c.mask[i] = 0;
+      c.second[i] = c.max[i];
+    }
+  }
+}
+
+void World::rebuild_changed_summary() noexcept {
+  if (changed_summary_ == nullptr) return;
+  const detail::ChangeTicks c = tick_table();
+  for (std::uint32_t t = 0; t < config_.max_tracked_components; ++t) c.rebuild(t, slot_count_);
 }
 
 }  // namespace lockstep

@@ -313,3 +313,121 @@ TEST(RowStateChunks, CleanAndDirtyRunsOfALargeArchetype) {
   EXPECT_EQ(disabled, (std::vector<std::uint32_t>{130}));
   EXPECT_TRUE(w.checkInvariants().ok());
 }
+
+// Changed ticks are kept with a summary per 64 slots (whole blocks stamped at once, a mask of
+// the slots at the block's latest tick). Every step below is checked against a plain model — a
+// tick per slot — through changeTicks, changed<Pos> queries (typed per row, typed by runs,
+// dynamic) at every `since`, the world's invariants, and a save/load round trip.
+TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
+  WorldConfig c;
+  c.max_entities = 400;
+  c.max_tracked_components = 1;
+  World w(c);
+  register_all(w);
+  std::vector<Entity> ents;
+  for (std::int64_t i = 0; i < 300; ++i) {
+    const Entity e = w.create();
+    ASSERT_TRUE(w.addComponent(e, Pos{i, 0}).ok());
+    ASSERT_TRUE(w.addComponent(e, Vel{1, 1}).ok());
+    ents.push_back(e);
+  }
+  std::vector<std::int64_t> model(400, -1);  // changed tick of slot s's Pos, -1: no Pos
+  auto expect_model = [&](const char* step) {
+    SCOPED_TRACE(step);
+    ASSERT_TRUE(w.checkInvariants().ok()) << w.checkInvariants().message();
+    for (std::uint32_t s = 0; s < 300; ++s) {
+      std::uint64_t a = 0, ch = 0;
+      const Entity e = ents[s];
+      const bool has = w.alive(e) && w.changeTicks<Pos>(e, a, ch);
+      ASSERT_EQ(has, model[s] >= 0) << "slot " << s;
+      if (has) {
+        ASSERT_EQ(ch, static_cast<std::uint64_t>(model[s])) << "slot " << s;
+      }
+    }
+    for (std::uint64_t since = 0; since <= 7; ++since) {
+      std::vector<std::uint32_t> want;
+      for (std::uint32_t s = 0; s < 400; ++s)
+        if (model[s] >= 0 && static_cast<std::uint64_t>(model[s]) >= since) want.push_back(s);
+      CachedQuery<term::read<Pos>, term::changed<Pos>> q;
+      std::vector<std::uint32_t> rows, runs, dyn;
+      ASSERT_TRUE(q.since(since).each(w, [&](Entity e, const Pos&) { rows.push_back(e.slot); }).ok());
+      ASSERT_TRUE(q.since(since)
+                      .eachChunk(w, [&](const QueryChunk& ch, const Pos*) {
+                        for (std::uint32_t i = 0; i < ch.size(); ++i) runs.push_back(ch.entity(i).slot);
+                      })
+                      .ok());
+      DynamicQuery dq;
+      ASSERT_TRUE(QueryBuilder(w).read("Pos").changed("Pos").build(dq).ok());
+      ASSERT_TRUE(dq.since(since).each(w, [&](const DynamicRow& r) { dyn.push_back(r.entity().slot); }).ok());
+      for (auto* v : {&rows, &runs, &dyn}) std::sort(v->begin(), v->end());  // visit order: archetype, slot
+      EXPECT_EQ(rows, want) << "since " << since;
+      EXPECT_EQ(runs, want) << "since " << since;
+      EXPECT_EQ(dyn, want) << "since " << since;
+    }
+  };
+
+  w.setTick(1);
+  ASSERT_TRUE(w.trackChanges<Pos>().ok());
+  for (std::uint32_t s = 0; s < 300; ++s) model[s] = 1;
+  expect_model("trackChanges stamps every holder");
+
+  w.setTick(2);
+  ASSERT_TRUE(w.each<Pos>([](Entity, Pos& p) { p.y = 2; }, Write{}).ok());  // blocks 0-3 whole, 256-299 per slot
+  for (std::uint32_t s = 0; s < 300; ++s) model[s] = 2;
+  expect_model("a write loop over every row");
+
+  w.setTick(3);
+  for (std::uint32_t s : {5u, 70u, 71u, 290u}) {
+    ASSERT_NE(w.getMutable<Pos>(ents[s]), nullptr);
+    model[s] = 3;
+  }
+  ASSERT_TRUE(w.removeComponent<Vel>(ents[100]).ok());  // leaves the {Pos, Vel} archetype, keeps its tick
+  expect_model("single writes into stamped blocks, one row moves away");
+
+  w.setTick(4);
+  const Status wrote = w.each<Pos, Vel>([](Entity, Pos& p, const Vel&) { p.y = 4; }, Write{}, Read{});
+  ASSERT_TRUE(wrote.ok());
+  for (std::uint32_t s = 0; s < 300; ++s)
+    if (s != 100) model[s] = 4;  // block 1 is partial now: slot 100 is in the other archetype
+  expect_model("a write loop over an archetype that misses one slot of a block");
+
+  w.setTick(3);  // the tick goes back, as after setTick in a tool
+  for (std::uint32_t s : {10u, 64u, 100u}) {
+    ASSERT_NE(w.getMutable<Pos>(ents[s]), nullptr);
+    model[s] = 3;
+  }
+  expect_model("writes below a block's max");
+
+  w.setTick(5);
+  CachedQuery<term::write<Pos>, term::read<Vel>> writer;
+  ASSERT_TRUE(writer.eachChunk(w, [](const QueryChunk&, Pos*, const Vel*) {}).ok());  // stamps by runs
+  for (std::uint32_t s = 0; s < 300; ++s)
+    if (s != 100) model[s] = 5;
+  ASSERT_TRUE(w.destroy(ents[200]).ok());
+  model[200] = -1;
+  const Entity fresh = w.create();
+  ASSERT_TRUE(w.addComponent(fresh, Pos{0, 0}).ok());
+  model[fresh.slot] = 5;
+  if (fresh.slot < 300) ents[fresh.slot] = fresh;
+  expect_model("a write by runs, a destroy and a fresh holder");
+
+  w.setTick(6);
+  ASSERT_NE(w.getMutable<Pos>(ents[7]), nullptr);
+  model[7] = 6;
+  Snapshot snap(w);
+  w.save(snap);
+  World copy(c);
+  register_all(copy);
+  ASSERT_TRUE(copy.trackChanges<Pos>().ok());
+  ASSERT_TRUE(copy.load(snap).ok());
+  for (std::uint32_t s = 0; s < 300; ++s) {
+    if (model[s] < 0) continue;
+    std::uint64_t a = 0, ch = 0;
+    ASSERT_TRUE(copy.changeTicks<Pos>(ents[s], a, ch));
+    EXPECT_EQ(ch, static_cast<std::uint64_t>(model[s])) << "loaded slot " << s;
+    EXPECT_EQ(copy.storage().changed_tick(s, 0), static_cast<std::uint64_t>(model[s])) << "slot " << s;
+    EXPECT_EQ(w.storage().changed_tick(s, 0), static_cast<std::uint64_t>(model[s])) << "slot " << s;
+  }
+  ASSERT_TRUE(w.load(snap).ok());
+  expect_model("after a load of its own save");
+}

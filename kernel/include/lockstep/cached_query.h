@@ -39,7 +39,7 @@ struct QueryAccess {
   static const std::uint64_t* disabled(const World& w) noexcept { return w.disabled_.get(); }
   static const std::uint8_t* disabled_blocks(const World& w) noexcept { return w.disabled_blocks_.get(); }
   static std::uint64_t* added_ticks(const World& w) noexcept { return w.added_ticks_.get(); }
-  static std::uint64_t* changed_ticks(const World& w) noexcept { return w.changed_ticks_.get(); }
+  static ChangeTicks change_ticks(const World& w) noexcept { return w.tick_table(); }
   static std::uint32_t tick_stride(const World& w) noexcept { return w.config_.max_tracked_components; }
   static std::uint8_t track_of(const World& w, std::uint32_t id) noexcept { return w.track_of_[id]; }
   static std::uint64_t tick(const World& w) noexcept { return w.tick_; }
@@ -70,10 +70,10 @@ struct RowFilter {
   const std::uint64_t* disabled = nullptr;  // null when no bit is set anywhere
   std::uint64_t need_enabled = 0;
   std::uint64_t need_disabled = 0;
-  const std::uint64_t* tick_base[kMaxQueryRowTerms];  // added or changed array per tick term
+  const std::uint64_t* tick_base[kMaxQueryRowTerms];  // per tick term: the added array, or null (changed)
   std::uint32_t tick_track[kMaxQueryRowTerms];
   std::uint32_t tick_count = 0;
-  std::uint64_t* changed = nullptr;  // change-tick array (marks)
+  ChangeTicks changed;  // changed ticks (changed terms, and Write terms stamp them)
   std::size_t stride = 0;
   std::uint64_t since = 0;
   std::uint64_t now = 0;
@@ -84,27 +84,92 @@ struct RowFilter {
   bool pass(std::uint32_t slot, std::uint64_t& word) const noexcept {
     word = disabled != nullptr ? disabled[slot] : 0;
     if ((word & need_enabled) != 0 || (word & need_disabled) != need_disabled) return false;
-    for (std::uint32_t k = 0; k < tick_count; ++k)
-      if (tick_base[k][slot * stride + tick_track[k]] < since) return false;
+    for (std::uint32_t k = 0; k < tick_count; ++k) {
+      const std::uint64_t t = tick_base[k] != nullptr ? tick_base[k][slot * stride + tick_track[k]]
+                                                      : changed.changed(slot, tick_track[k]);
+      if (t < since) return false;
+    }
     return true;
   }
 
   // The first row in [r, end) of `slots` that passes (end when none), `word` as in pass().
   // Evaluated at the moment of the call, so a row whose state fn changed before the loop
   // reached it is judged by its new state, exactly as a pass() per row. A lone added/changed
-  // term without enable bits — the common change-detection query — takes a loop that only
-  // loads the slot and its tick: with few rows changed it is a skip over unchanged rows.
+  // term without enable bits — the common change-detection query — takes a loop of its own:
+  // for changed, whole blocks of 64 slots are skipped by their summary (detail/change_ticks.h)
+  // and blocks where only the mask can pass are judged by the mask, without loading ticks.
   std::uint32_t next(const std::uint32_t* slots, std::uint32_t r, std::uint32_t end, std::uint64_t& word) const noexcept {
     if (disabled == nullptr && tick_count == 1 && need_disabled == 0) {
       word = 0;
-      const std::uint64_t* const ticks = tick_base[0] + tick_track[0];
-      const std::size_t s = stride;
       const std::uint64_t t = since;
-      while (r < end && ticks[std::size_t{slots[r]} * s] < t) ++r;
-      return r;
+      if (tick_base[0] != nullptr) {
+        const std::uint64_t* const ticks = tick_base[0] + tick_track[0];
+        const std::size_t s = stride;
+        while (r < end && ticks[std::size_t{slots[r]} * s] < t) ++r;
+        return r;
+      }
+      const std::size_t plane = std::size_t{tick_track[0]} * changed.blocks;
+      const std::uint64_t* const max = changed.max + plane;
+      const std::uint64_t* const second = changed.second + plane;
+      const std::uint64_t* const mask = changed.mask + plane;
+      if (r >= end) return end;
+      const std::uint32_t last_block = slots[end - 1] >> 6;
+      // The first row in (r, end) of the first block after b whose max reaches `since`:
+      // runs of unchanged blocks are passed over in the summary, without loading slots.
+      auto after_block = [&](std::uint32_t row, std::uint32_t b) noexcept {
+        do ++b;
+        while (b <= last_block && max[b] < t);
+        return b > last_block ? end : first_row_from(slots, row + 1, end, b << 6);
+      };
+      while (r < end) {
+        const std::uint32_t slot = slots[r];
+        const std::uint32_t b = slot >> 6;
+        if (max[b] < t) {
+          r = after_block(r, b);
+          continue;
+        }
+        if (second[b] < t) {
+          // Exactly the mask's slots pass: the next one at or above this row's slot.
+          const std::uint64_t bits = mask[b] & (~std::uint64_t{0} << (slot & 63u));
+          if (bits == 0) {
+            r = after_block(r, b);
+            continue;
+          }
+          const std::uint32_t want = (b << 6) + static_cast<std::uint32_t>(std::countr_zero(bits));
+          if (want == slot) return r;
+          r = first_row_from(slots, r + 1, end, want);
+          continue;
+        }
+        if (changed.changed(slot, tick_track[0]) >= t) return r;
+        ++r;
+      }
+      return end;
     }
     while (r < end && !pass(slots[r], word)) ++r;
     return r;
+  }
+
+  // The first row in [r, end) whose slot is >= `slot` (rows ascend by slot, slots distinct,
+  // so it lies within `slot - slots[r]` rows of r: one probe when the slots are dense).
+  static std::uint32_t first_row_from(const std::uint32_t* slots, std::uint32_t r, std::uint32_t end,
+                                      std::uint32_t slot) noexcept {
+    if (r >= end || slots[r] >= slot) return r;
+    std::uint32_t hi = end;
+    const std::uint64_t reach = std::uint64_t{r} + (slot - slots[r]);
+    if (reach < end) {
+      hi = static_cast<std::uint32_t>(reach);
+      if (slots[hi] == slot) return hi;  // dense: every slot in between is a row here
+    } else {
+      hi = end;
+    }
+    // slots[r] < slot, and the answer is in (r, hi] (hi == end: none below end).
+    std::uint32_t lo = r + 1;
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2;
+      if (slots[mid] < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 };
 
@@ -116,12 +181,12 @@ inline RowFilter row_filter(const World& w, const QuerySpec& spec, std::uint64_t
   f.stride = QueryAccess::tick_stride(w);
   f.since = since;
   f.now = QueryAccess::tick(w);
-  f.changed = QueryAccess::changed_ticks(w);
+  f.changed = QueryAccess::change_ticks(w);
   if (spec.tick_terms) {
     for (std::uint32_t k = 0; k < spec.row_count; ++k) {
       const RowTermKind kind = spec.row[k].kind;
       if (kind != RowTermKind::Added && kind != RowTermKind::Changed) continue;
-      f.tick_base[f.tick_count] = kind == RowTermKind::Added ? QueryAccess::added_ticks(w) : QueryAccess::changed_ticks(w);
+      f.tick_base[f.tick_count] = kind == RowTermKind::Added ? QueryAccess::added_ticks(w) : nullptr;
       f.tick_track[f.tick_count++] = spec.row_track[k];
     }
   }
@@ -178,7 +243,7 @@ inline void freeze_structure(IterationGuard& guard) noexcept {
 // Stamps rows [begin, end) of `a` as changed at f.now for tracked index `track`.
 inline void stamp_run(const RowFilter& f, const Archetype& a, std::uint32_t track, std::uint32_t begin,
                       std::uint32_t end) noexcept {
-  for (std::uint32_t r = begin; r < end; ++r) f.changed[std::size_t{a.slots_ptr[r]} * f.stride + track] = f.now;
+  f.changed.stamp_rows(a.slots_ptr + begin, end - begin, track, f.now);
 }
 
 // What a query remembers between calls. Not state: it is rebuilt from the world whenever the
@@ -668,7 +733,7 @@ class CachedQuery {
             if ((word & f.opt_null[k]) != 0) row_columns[k] = detail::kNoColumn;
         if constexpr (kWrites)
           for (std::uint32_t m = 0; m < mark_count; ++m)
-            if (row_columns[marks[m]] != detail::kNoColumn) f.changed[slot * f.stride + f.mark_track[marks[m]]] = f.now;
+            if (row_columns[marks[m]] != detail::kNoColumn) f.changed.stamp(slot, f.mark_track[marks[m]], f.now);
         fn(Entity{slot, generations[slot]}, hand<Fs>(a, row_columns[I], r)...);
       }
     }(std::index_sequence_for<Fs...>{});

@@ -261,7 +261,7 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
       for (std::uint32_t k = 0; k < n; ++k) {
         const bool absent = columns[k] == detail::kNoColumn || (word & f.opt_null[k]) != 0;
         row.ptr_[k] = absent ? nullptr : a.column_ptr[columns[k]] + r * sizes[k];
-        if (!absent && f.mark_track[k] != ~0u) f.changed[slot * f.stride + f.mark_track[k]] = f.now;
+        if (!absent && f.mark_track[k] != ~0u) f.changed.stamp(slot, f.mark_track[k], f.now);
       }
       fn(static_cast<const DynamicRow&>(row));
     }

@@ -231,7 +231,7 @@ void where_rows(const World& w, const QuerySpec& spec, const IdSet256& matched, 
         for (std::uint32_t k = 0; k < n; ++k) {
           row_columns[k] = (word & filter.opt_null[k]) != 0 ? kNoColumn : columns[k];
           if (stamp && row_columns[k] != kNoColumn && filter.mark_track[k] != ~0u)
-            filter.changed[slot * filter.stride + filter.mark_track[k]] = filter.now;
+            filter.changed.stamp(slot, filter.mark_track[k], filter.now);
         }
         row_fn(a, r, slot, static_cast<const std::uint8_t*>(row_columns));
       }

@@ -8,6 +8,7 @@
 #include <lockstep/assert.h>
 #include <lockstep/command_buffer.h>
 #include <lockstep/component.h>
+#include <lockstep/detail/change_ticks.h>
 #include <lockstep/detail/storage_image.h>
 #include <lockstep/detail/scratch_store.h>
 #include <lockstep/detail/view_journal.h>
@@ -543,17 +544,31 @@ class World {
   std::size_t tick_index(std::uint32_t slot, std::uint32_t track) const noexcept {
     return std::size_t{slot} * config_.max_tracked_components + track;
   }
+  detail::ChangeTicks tick_table() const noexcept {
+    detail::ChangeTicks c;
+    c.ticks = changed_ticks_.get();
+    c.max = changed_summary_.get();
+    c.second = c.max == nullptr ? nullptr : c.max + std::size_t{tick_blocks_} * config_.max_tracked_components;
+    c.mask = c.second == nullptr ? nullptr : c.second + std::size_t{tick_blocks_} * config_.max_tracked_components;
+    c.stride = config_.max_tracked_components;
+    c.blocks = tick_blocks_;
+    return c;
+  }
   void mark_changed(std::uint32_t slot, std::uint32_t component_id) noexcept {
     const std::uint8_t t = track_of_[component_id];
-    if (t != kUntracked) changed_ticks_[tick_index(slot, t)] = tick_;
+    if (t != kUntracked) tick_table().stamp(slot, t, tick_);
   }
   void mark_added(std::uint32_t slot, std::uint32_t component_id) noexcept {
     const std::uint8_t t = track_of_[component_id];
     if (t != kUntracked) {
       added_ticks_[tick_index(slot, t)] = tick_;
-      changed_ticks_[tick_index(slot, t)] = tick_;
+      tick_table().stamp(slot, t, tick_);
     }
   }
+  // Writes every slot's effective changed tick into changed_ticks_ and empties the summary's
+  // masks (before the per-slot entries are copied or reshaped).
+  void materialize_changed_ticks() noexcept;
+  void rebuild_changed_summary() noexcept;
   // Keeps only the enable bits of components in `mask` (after a structural change).
   void restrict_disabled(std::uint32_t slot, const detail::IdSet256& mask) noexcept {
     if (disabled_total_ == 0) return;  // every word is 0: skip the table (a cache miss per call)
@@ -639,6 +654,11 @@ class World {
   // overwritten when the component is added again.
   std::unique_ptr<std::uint64_t[]> added_ticks_;    // [slot * max_tracked + tracked index]
   std::unique_ptr<std::uint64_t[]> changed_ticks_;  // same indexing; apart so writes stream
+  // The changed ticks' summary per 64 slots (detail/change_ticks.h): max, second, mask planes
+  // of max_tracked * tick_blocks_ words each. changed_ticks_ alone is not the state: read a
+  // slot's changed tick through tick_table().changed().
+  std::unique_ptr<std::uint64_t[]> changed_summary_;
+  std::uint32_t tick_blocks_ = 0;
   std::uint8_t track_of_[256];  // component id -> tracked index, or kUntracked
   std::uint8_t tracked_ids_[WorldConfig::kMaxTrackedLimit] = {};
   std::uint32_t tracked_count_ = 0;
@@ -692,17 +712,23 @@ void World::each_rows_checked(detail::TypeList<Ts...>, detail::TypeList<Tags...>
   // Everything the row loop needs, in locals: a write through a component reference (an
   // int64 may alias a uint64 member) would otherwise force reloads of the world's fields.
   const std::uint64_t* const disabled = skip != 0 ? disabled_.get() : nullptr;
-  std::uint64_t* const changed = marks ? changed_ticks_.get() : nullptr;
-  const std::size_t stride = config_.max_tracked_components;
+  const detail::ChangeTicks ticks = tick_table();
   const std::uint64_t now = tick_;
-  std::uint32_t tracks[N];
+  std::uint32_t tracks[N] = {};
   std::uint32_t track_count = 0;
   for (std::size_t k = 0; k < N; ++k)
     if (marks && !is_read[k] && track_of_[ids[k]] != kUntracked) tracks[track_count++] = track_of_[ids[k]];
+  if (disabled == nullptr) {
+    // Every row is visited: the rows are stamped first, a word per whole block of 64 slots,
+    // and the row loop is the unchecked one.
+    for (std::uint32_t t = 0; t < track_count; ++t) ticks.stamp_rows(a.slots_ptr, rows, tracks[t], now);
+    each_rows(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, a, ids, fn);
+    return;
+  }
   for (std::uint32_t r = 0; r < rows; ++r) {
     const std::uint32_t slot = a.slots_ptr[r];
-    if (disabled != nullptr && (disabled[slot] & skip) != 0) continue;
-    for (std::uint32_t t = 0; t < track_count; ++t) changed[slot * stride + tracks[t]] = now;
+    if ((disabled[slot] & skip) != 0) continue;
+    for (std::uint32_t t = 0; t < track_count; ++t) ticks.stamp(slot, tracks[t], now);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       fn(Entity{slot, generations_[slot]},
          static_cast<detail::QueryRef<Ts, Tags>>(*(reinterpret_cast<Ts*>(a.column_ptr[columns[I]]) + r))...);
@@ -834,13 +860,25 @@ Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, 
   // Per-row state the chunks share read-only. Columns do not move during the loop: fn makes
   // no world calls, so nothing can grow or compact the arena.
   const std::uint64_t* const disabled = skip != 0 ? disabled_.get() : nullptr;
-  std::uint64_t* const changed = marks ? changed_ticks_.get() : nullptr;
-  const std::size_t stride = config_.max_tracked_components;
-  const std::uint64_t now = tick_;
-  std::uint32_t tracks[N];
-  std::uint32_t track_count = 0;
-  for (std::size_t k = 0; k < N; ++k)
-    if (marks && !is_read[k] && track_of_[ids[k]] != kUntracked) tracks[track_count++] = track_of_[ids[k]];
+  // Change ticks are stamped here, before the chunks run and on this thread: a block of 64
+  // slots' summary word may be shared by two chunks. fn makes no world calls, so the rows a
+  // chunk visits are exactly the rows whose written components are enabled now.
+  if (marks) {
+    const detail::ChangeTicks ticks = tick_table();
+    for (std::size_t k = 0; k < N; ++k) {
+      if (is_read[k] || track_of_[ids[k]] == kUntracked) continue;
+      const std::uint32_t t = track_of_[ids[k]];
+      for (std::uint32_t m = 0; m < matched_count; ++m) {
+        const detail::Archetype& a = archetypes_[matched[m]];
+        if (disabled == nullptr) {
+          ticks.stamp_rows(a.slots_ptr, a.rows, t, tick_);
+        } else {
+          for (std::uint32_t r = 0; r < a.rows; ++r)
+            if ((disabled[a.slots_ptr[r]] & skip) == 0) ticks.stamp(a.slots_ptr[r], t, tick_);
+        }
+      }
+    }
+  }
   const std::uint32_t* const generations = generations_.get();
   auto run_chunk = [&](std::uint32_t chunk) noexcept {
     std::uint32_t m = 0;
@@ -854,8 +892,6 @@ Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, 
     for (std::uint32_t r = begin; r < end; ++r) {
       const std::uint32_t slot = slots[r];
       if (disabled != nullptr && (disabled[slot] & skip) != 0) continue;
-      // Change ticks live per slot: each row stamps only its own entries.
-      for (std::uint32_t t = 0; t < track_count; ++t) changed[slot * stride + tracks[t]] = now;
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         if constexpr (kIndexed)
           fn(chunk, Entity{slot, generations[slot]},

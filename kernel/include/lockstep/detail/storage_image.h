@@ -1,6 +1,7 @@
 #pragma once
 // Internal layout shared by World and Snapshot, exposed only because World's templates
 // (each, get, addComponent) are header-defined. Not part of the API; use StorageView.
+#include <lockstep/detail/change_ticks.h>
 #include <lockstep/field.h>
 #include <lockstep/query.h>
 
@@ -67,11 +68,13 @@ struct StorageImage {
   const std::byte* resource_data = nullptr;
   // Row state. disabled: slot_count words (bit c = component c disabled), meaningful only
   // when disabled_total != 0. added/changed ticks: [slot * tick_stride + i] for component
-  // tracked_ids[i].
+  // tracked_ids[i]; a world's changed ticks are read through changed_summary (a slot in a
+  // block's mask has the block's max), a snapshot's (summary empty) are the entries.
   const std::uint64_t* disabled = nullptr;
   std::uint64_t disabled_total = 0;
   const std::uint64_t* added_ticks = nullptr;
   const std::uint64_t* changed_ticks = nullptr;
+  ChangeTicks changed_summary;  // max == nullptr: no summary
   std::uint32_t tick_stride = 0;
   std::uint32_t tracked_count = 0;
   const std::uint8_t* tracked_ids = nullptr;
