@@ -431,3 +431,45 @@ TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
   ASSERT_TRUE(w.load(snap).ok());
   expect_model("after a load of its own save");
 }
+
+// A Write each<> with no enable bit set stamps an archetype's rows before fn visits them (one
+// word per whole block of 64 slots); with a bit set somewhere it stamps each row it visits.
+TEST(ChangeTickBlocks, WhenAWriteLoopStampsItsRows) {
+  WorldConfig c;
+  c.max_entities = 200;
+  c.max_tracked_components = 1;
+  World w(c);
+  register_all(w);
+  ASSERT_TRUE(w.trackChanges<Pos>().ok());
+  std::vector<Entity> ents;
+  for (std::int64_t i = 0; i < 130; ++i) {
+    const Entity e = w.create();
+    ASSERT_TRUE(w.addComponent(e, Pos{i, 0}).ok());
+    ASSERT_TRUE(w.addComponent(e, Vel{1, 1}).ok());
+    ents.push_back(e);
+  }
+  w.setTick(9);
+  std::uint64_t last_row_seen_from_first = 0;
+  ASSERT_TRUE(w.each<Pos>(
+                   [&](Entity e, Pos&) {
+                     std::uint64_t a = 0, ch = 0;
+                     if (e.slot == 0 && w.changeTicks<Pos>(ents[129], a, ch)) last_row_seen_from_first = ch;
+                   },
+                   Write{})
+                  .ok());
+  EXPECT_EQ(last_row_seen_from_first, 9u);  // stamped before the loop reached it
+  ASSERT_TRUE(w.setEnabled<Vel>(ents[50], false).ok());
+  w.setTick(10);
+  ASSERT_TRUE(w.each<Pos>(
+                   [&](Entity e, Pos&) {
+                     std::uint64_t a = 0, ch = 0;
+                     if (e.slot == 0 && w.changeTicks<Pos>(ents[129], a, ch)) last_row_seen_from_first = ch;
+                   },
+                   Write{})
+                  .ok());
+  EXPECT_EQ(last_row_seen_from_first, 9u);  // per row as visited: not yet
+  std::uint64_t a = 0, ch = 0;
+  ASSERT_TRUE(w.changeTicks<Pos>(ents[129], a, ch));
+  EXPECT_EQ(ch, 10u);
+  EXPECT_TRUE(w.checkInvariants().ok());
+}
