@@ -344,7 +344,7 @@ TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
         ASSERT_EQ(ch, static_cast<std::uint64_t>(model[s])) << "slot " << s;
       }
     }
-    for (std::uint64_t since = 0; since <= 7; ++since) {
+    for (std::uint64_t since = 0; since <= 8; ++since) {
       std::vector<std::uint32_t> want;
       for (std::uint32_t s = 0; s < 400; ++s)
         if (model[s] >= 0 && static_cast<std::uint64_t>(model[s]) >= since) want.push_back(s);
@@ -412,8 +412,20 @@ TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
   expect_model("a write by runs, a destroy and a fresh holder");
 
   w.setTick(6);
+  DynamicQuery dyn_writer;
+  ASSERT_TRUE(QueryBuilder(w).write("Pos").with("Vel").build(dyn_writer).ok());
+  ASSERT_TRUE(dyn_writer.each(w, [](const DynamicRow&) {}).ok());  // rows stamped before the visit
+  for (std::uint32_t s = 0; s < 300; ++s)
+    if (model[s] >= 0 && s != 100 && s != fresh.slot) model[s] = 6;
+  expect_model("a dynamic write over one archetype");
+  w.setTick(7);
+  CachedQuery<term::write<Pos>, term::none<Vel>> lone_writer;
+  ASSERT_TRUE(lone_writer.each(w, [](Entity, Pos&) {}).ok());
+  model[100] = 7;
+  model[fresh.slot] = 7;
+  expect_model("a typed write over the other archetype");
   ASSERT_NE(w.getMutable<Pos>(ents[7]), nullptr);
-  model[7] = 6;
+  model[7] = 7;
   Snapshot snap(w);
   w.save(snap);
   World copy(c);

@@ -204,6 +204,18 @@ inline bool needs_row_checks(const World& w, const QuerySpec& spec) noexcept {
   return QueryAccess::disabled_total(w) != 0 || spec.row_count != 0 || spec.marks;
 }
 
+// Only Write stamps need the checked loop (no enable bit set anywhere, no row term): every row
+// is visited, so the rows can be stamped before the visit — a word per whole block of 64
+// slots — and visited by the unchecked loop. Stamps the fetches of `a` present in it.
+inline bool stamps_only(const World& w, const QuerySpec& spec) noexcept {
+  return QueryAccess::disabled_total(w) == 0 && spec.row_count == 0 && spec.marks;
+}
+inline void stamp_archetype(const RowFilter& f, const Archetype& a, const QuerySpec& spec) noexcept {
+  for (std::uint32_t k = 0; k < spec.fetch_count; ++k)
+    if (f.mark_track[k] != ~0u && !spec.fetch[k].missing && a.column_of[spec.fetch[k].id] != kNoColumn)
+      f.changed.stamp_rows(a.slots_ptr, a.rows, f.mark_track[k], f.now);
+}
+
 // The runs of a chunked visit (CachedQuery::eachChunk, DynamicQuery::eachChunk): rows
 // [0, count) of `a` when nothing is checked, else every maximal stretch of passing rows whose
 // disabled words agree on the enable bits that null one of the `fetches` optional fetches.
@@ -593,6 +605,12 @@ class CachedQuery {
     if (!detail::needs_row_checks(world, spec_)) {
       detail::for_each_id(matched,
                           [&](std::uint32_t id) { rows(Fetches{}, archetypes[id], generations, fn, 0, archetypes[id].rows); });
+    } else if (detail::stamps_only(world, spec_)) {
+      const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
+      detail::for_each_id(matched, [&](std::uint32_t id) {
+        detail::stamp_archetype(filter, archetypes[id], spec_);
+        rows(Fetches{}, archetypes[id], generations, fn, 0, archetypes[id].rows);
+      });
     } else {
       const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
       const bool bits_only = filter.tick_count == 0 && !spec_.marks && filter.need_disabled == 0;

@@ -231,10 +231,12 @@ Status DynamicQuery::each(World& world, Fn&& fn) {
     row.ids_[k] = spec_.fetch[k].id;
     row.descriptors_[k] = descriptors_[k];
   }
-  const bool checked = detail::needs_row_checks(world, spec_);
+  const bool stamps_first = detail::stamps_only(world, spec_);
+  const bool checked = !stamps_first && detail::needs_row_checks(world, spec_);
   const detail::RowFilter filter = detail::row_filter(world, spec_, since_);
   detail::for_each_id(matched, [&](std::uint32_t id) {
     const detail::Archetype& a = archetypes[id];
+    if (stamps_first) detail::stamp_archetype(filter, a, spec_);
     // Per-archetype locals: the row loop reads nothing through `this` or the world.
     std::uint8_t columns[kMaxQueryFetch];
     std::size_t sizes[kMaxQueryFetch];
