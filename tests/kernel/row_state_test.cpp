@@ -15,10 +15,10 @@ using namespace lockstep_test;
 
 namespace {
 
-WorldConfig tracking_config() {
+WorldConfig tracking_config(std::uint32_t entities = 64, std::uint32_t tracked = 2) {
   WorldConfig c;
-  c.max_entities = 64;
-  c.max_tracked_components = 2;
+  c.max_entities = entities;
+  c.max_tracked_components = tracked;
   return c;
 }
 
@@ -314,23 +314,26 @@ TEST(RowStateChunks, CleanAndDirtyRunsOfALargeArchetype) {
   EXPECT_TRUE(w.checkInvariants().ok());
 }
 
-// Changed ticks are kept with a summary per 64 slots (whole blocks stamped at once, a mask of
-// the slots at the block's latest tick). Every step below is checked against a plain model — a
-// tick per slot — through changeTicks, changed<Pos> queries (typed per row, typed by runs,
-// dynamic) at every `since`, the world's invariants, and a save/load round trip.
-TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
-  WorldConfig c;
-  c.max_entities = 400;
-  c.max_tracked_components = 1;
-  World w(c);
-  register_all(w);
-  std::vector<Entity> ents;
-  for (std::int64_t i = 0; i < 300; ++i) {
+// n entities with Pos{i, 0} and Vel in one archetype, slots 0..n-1, into `ents`.
+static void add_pos_vel_entities(World& w, std::int64_t n, std::vector<Entity>& ents) {
+  for (std::int64_t i = 0; i < n; ++i) {
     const Entity e = w.create();
     ASSERT_TRUE(w.addComponent(e, Pos{i, 0}).ok());
     ASSERT_TRUE(w.addComponent(e, Vel{1, 1}).ok());
     ents.push_back(e);
   }
+}
+
+// Changed ticks are kept with a summary per 64 slots (whole blocks stamped at once, a mask of
+// the slots at the block's latest tick). Every step below is checked against a plain model — a
+// tick per slot — through changeTicks, changed<Pos> queries (typed per row, typed by runs,
+// dynamic) at every `since`, the world's invariants, and a save/load round trip.
+TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
+  const WorldConfig c = tracking_config(400, 1);
+  World w(c);
+  register_all(w);
+  std::vector<Entity> ents;
+  add_pos_vel_entities(w, 300, ents);
   std::vector<std::int64_t> model(400, -1);  // changed tick of slot s's Pos, -1: no Pos
   auto expect_model = [&](const char* step) {
     SCOPED_TRACE(step);
@@ -447,39 +450,28 @@ TEST(ChangeTickBlocks, EveryPathAgreesWithATickPerSlot) {
 // A Write each<> with no enable bit set stamps an archetype's rows before fn visits them (one
 // word per whole block of 64 slots); with a bit set somewhere it stamps each row it visits.
 TEST(ChangeTickBlocks, WhenAWriteLoopStampsItsRows) {
-  WorldConfig c;
-  c.max_entities = 200;
-  c.max_tracked_components = 1;
-  World w(c);
+  World w(tracking_config(200, 1));
   register_all(w);
   ASSERT_TRUE(w.trackChanges<Pos>().ok());
   std::vector<Entity> ents;
-  for (std::int64_t i = 0; i < 130; ++i) {
-    const Entity e = w.create();
-    ASSERT_TRUE(w.addComponent(e, Pos{i, 0}).ok());
-    ASSERT_TRUE(w.addComponent(e, Vel{1, 1}).ok());
-    ents.push_back(e);
-  }
+  add_pos_vel_entities(w, 130, ents);
+  // What the visit of row 0 reads as the changed tick of the last row, in a Write loop.
+  auto last_row_seen_from_first = [&] {
+    std::uint64_t seen = 0;
+    const Status s = w.each<Pos>(
+        [&](Entity e, Pos&) {
+          std::uint64_t a = 0, ch = 0;
+          if (e.slot == 0 && w.changeTicks<Pos>(ents[129], a, ch)) seen = ch;
+        },
+        Write{});
+    EXPECT_TRUE(s.ok());
+    return seen;
+  };
   w.setTick(9);
-  std::uint64_t last_row_seen_from_first = 0;
-  ASSERT_TRUE(w.each<Pos>(
-                   [&](Entity e, Pos&) {
-                     std::uint64_t a = 0, ch = 0;
-                     if (e.slot == 0 && w.changeTicks<Pos>(ents[129], a, ch)) last_row_seen_from_first = ch;
-                   },
-                   Write{})
-                  .ok());
-  EXPECT_EQ(last_row_seen_from_first, 9u);  // stamped before the loop reached it
+  EXPECT_EQ(last_row_seen_from_first(), 9u);  // stamped before the loop reached it
   ASSERT_TRUE(w.setEnabled<Vel>(ents[50], false).ok());
   w.setTick(10);
-  ASSERT_TRUE(w.each<Pos>(
-                   [&](Entity e, Pos&) {
-                     std::uint64_t a = 0, ch = 0;
-                     if (e.slot == 0 && w.changeTicks<Pos>(ents[129], a, ch)) last_row_seen_from_first = ch;
-                   },
-                   Write{})
-                  .ok());
-  EXPECT_EQ(last_row_seen_from_first, 9u);  // per row as visited: not yet
+  EXPECT_EQ(last_row_seen_from_first(), 9u);  // per row as visited: not yet
   std::uint64_t a = 0, ch = 0;
   ASSERT_TRUE(w.changeTicks<Pos>(ents[129], a, ch));
   EXPECT_EQ(ch, 10u);
