@@ -1,6 +1,7 @@
 // Snapshots: World::save / World::load and the Snapshot buffers. A snapshot holds the same
 // StorageImage a world exposes, with every archetype packed tightly (capacity = rows) into
 // one column buffer. Save and load copy only live bytes and never allocate.
+#include "change_ticks_copy.h"
 #include "huge_pages.h"
 #include "view_registry.h"
 #include "world_scratch.h"
@@ -281,15 +282,9 @@ void World::save(Snapshot& out) const noexcept {
     std::memcpy(out.changed_ticks_.get(), changed_ticks_.get(), words * 8u);
     // The snapshot holds plain entries: the slots in a block's mask get the block's max.
     const detail::ChangeTicks c = tick_table();
-    for (std::uint32_t t = 0; t < tracked_count_; ++t) {
-      for (std::uint32_t b = 0; b < c.blocks && b * 64u < slot_count_; ++b) {
-        const std::size_t i = std::size_t{t} * c.blocks + b;
-        for (std::uint64_t m = c.mask[i]; m != 0; m &= m - 1) {
-          const std::uint32_t slot = b * 64 + static_cast<std::uint32_t>(std::countr_zero(m));
-          if (slot < slot_count_) out.changed_ticks_[std::size_t{slot} * c.stride + t] = c.max[i];
-        }
-      }
-    }
+    for (std::uint32_t t = 0; t < tracked_count_; ++t)
+      for (std::uint32_t b = 0; b < c.blocks && b * 64u < slot_count_; ++b)
+        detail::write_masked_ticks(c, out.changed_ticks_.get(), t, b, slot_count_);
     live += words * 16u;
   }
   const std::size_t views = detail::ViewAccess::save_capacity(*this);

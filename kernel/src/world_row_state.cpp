@@ -1,5 +1,7 @@
 // Row state beside the columns: per-entity enable bits and per-component change ticks
 // (docs/kernel.md, "Enable bits" and "Change detection").
+#include "change_ticks_copy.h"
+
 #include <lockstep/world.h>
 
 #include <bit>
@@ -88,10 +90,7 @@ void World::materialize_changed_ticks() noexcept {
   for (std::uint32_t t = 0; t < config_.max_tracked_components; ++t) {
     for (std::uint32_t b = 0; b < tick_blocks_; ++b) {
       const std::size_t i = std::size_t{t} * tick_blocks_ + b;
-      for (std::uint64_t m = c.mask[i]; m != 0; m &= m - 1) {
-        const std::uint32_t slot = b * 64 + static_cast<std::uint32_t>(std::countr_zero(m));
-        c.ticks[std::size_t{slot} * c.stride + t] = c.max[i];
-      }
+      detail::write_masked_ticks(c, c.ticks, t, b, ~0u);
       c.mask[i] = 0;
       c.second[i] = c.max[i];
     }
