@@ -1,7 +1,9 @@
 // Scratch resources: per-tick working memory owned by the world (docs/kernel.md, "Scratch
 // resources"; world.h registerScratch / scratch / beginTick).
+#include <lockstep/thread_pool.h>
 #include <lockstep/world.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -36,6 +38,37 @@ Status World::register_scratch(std::uint32_t key, const TypeDescriptor& d, std::
   ++scratch_res_.used;
   scratch_res_.bytes += bytes;
   return Status::Ok();
+}
+
+void World::zero_scratch() noexcept {
+  // Below this a batch's hand-off costs more than the clearing it shares.
+  constexpr std::uint64_t kParallelZeroBytes = 64 * 1024;
+  if (pool_ == nullptr || pool_->threads() < 2 || scratch_res_.bytes < kParallelZeroBytes) {
+    scratch_res_.zero();
+    return;
+  }
+  // Task t of T clears [t/T, (t+1)/T) of every scratch array, cut at 64-byte lines: the pool
+  // hands thread t task t first, and the parallel loops' shares follow the same order (a
+  // slot-indexed array's first half is the first half of the rows), so a thread mostly clears
+  // lines it wrote itself. Which thread clears which piece is timing; the result is not.
+  struct Job {
+    detail::ScratchStore* store;
+    std::uint32_t tasks;
+  } job{&scratch_res_, pool_->threads()};
+  pool_->run(
+      job.tasks,
+      [](void* ctx, std::uint32_t task) noexcept {
+        const Job& j = *static_cast<const Job*>(ctx);
+        for (std::uint32_t i = 0; i < j.store->used; ++i) {
+          const detail::ScratchStore::Entry& e = j.store->entries[i];
+          const std::uint64_t n = std::uint64_t{e.size} * e.count;
+          const std::uint64_t lines = (n + detail::kColumnAlign - 1) / detail::kColumnAlign;
+          const std::uint64_t begin = lines * task / j.tasks * detail::kColumnAlign;
+          const std::uint64_t end = std::min<std::uint64_t>(lines * (task + 1) / j.tasks * detail::kColumnAlign, n);
+          if (begin < end) std::memset(e.data + begin, 0, static_cast<std::size_t>(end - begin));
+        }
+      },
+      &job);
 }
 
 }  // namespace lockstep

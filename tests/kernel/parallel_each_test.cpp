@@ -202,3 +202,51 @@ TEST(ParallelEach, RefusedInsideAnotherLoopAndUnderUndeclaredAccessLikeEach) {
 }
 
 }  // namespace
+
+namespace {
+// Odd element sizes, so that the arrays end in the middle of a 64-byte line.
+struct WideScratch {
+  std::uint8_t bytes[7];
+};
+LOCKSTEP_COMPONENT(WideScratch, bytes);
+struct TinyScratch {
+  std::uint8_t byte;
+};
+LOCKSTEP_COMPONENT(TinyScratch, byte);
+}  // namespace
+
+// beginTick() clears scratch on the pool when the world has one (each thread a share of every
+// array): every byte of every array is zero afterwards, on every thread count, for a total
+// above the size where the pool is used (70 and 102 KB) and below it (7 bytes, or the tiny array only).
+TEST(ParallelScratch, BeginTickOnAPoolZeroesEveryByteOfEveryArray) {
+  for (const std::uint32_t threads : kThreadCounts) {
+    for (const std::uint32_t wide : {0u, 1u, 9999u, 14629u}) {
+      World w;
+      register_all(w);
+      if (wide != 0) {
+        ASSERT_TRUE(w.registerScratch<WideScratch>(wide).ok());
+      }
+      ASSERT_TRUE(w.registerScratch<TinyScratch>(3).ok());
+      std::unique_ptr<ThreadPool> pool;
+      if (threads > 0) {
+        pool = std::make_unique<ThreadPool>(threads);
+        w.setThreadPool(pool.get());
+      }
+      for (int round = 0; round < 2; ++round) {
+        std::uint8_t* const a = wide != 0 ? &w.scratch<WideScratch>()->bytes[0] : nullptr;
+        std::uint8_t* const b = &w.scratch<TinyScratch>()->byte;
+        for (std::uint32_t i = 0; i < wide * 7; ++i) a[i] = static_cast<std::uint8_t>(0xA0 + i % 31 + 1);
+        for (std::uint32_t i = 0; i < 3; ++i) b[i] = 0xEE;
+        w.beginTick();
+        std::uint32_t nonzero = 0, first = 0xFFFFFFFFu;
+        for (std::uint32_t i = 0; i < wide * 7; ++i) {
+          if (a[i] == 0) continue;
+          ++nonzero;
+          if (first == 0xFFFFFFFFu) first = i;
+        }
+        EXPECT_EQ(nonzero, 0u) << threads << " threads, " << wide << " wide elements: first non-zero byte " << first;
+        EXPECT_EQ(b[0] | b[1] | b[2], 0) << threads << " threads, " << wide << " wide elements";
+      }
+    }
+  }
+}

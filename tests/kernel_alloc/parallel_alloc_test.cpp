@@ -1,5 +1,6 @@
-// Parallel loops allocate nothing after warm-up: the pool's workers are started once, a batch
-// is a function pointer and a context pointer, and the partition lives on the caller's stack.
+// Parallel loops, and beginTick's clearing of scratch on the pool, allocate nothing after
+// warm-up: the pool's workers are started once, a batch is a function pointer and a context
+// pointer, and the partition lives on the caller's stack.
 // The counting allocator counts every thread's allocations (worker threads included).
 #include "support/counting_allocator.h"
 #include "support/kernel_types.h"
@@ -15,6 +16,11 @@ using namespace lockstep_test;
 
 namespace {
 
+struct Hot {
+  std::uint32_t v;
+};
+LOCKSTEP_COMPONENT(Hot, v);
+
 TEST(ParallelAlloc, ParallelEachOnTwoAndFourThreadsAllocatesNothingAfterWarmUp) {
   for (const std::uint32_t threads : {2u, 4u}) {
     WorldConfig config;
@@ -28,6 +34,7 @@ TEST(ParallelAlloc, ParallelEachOnTwoAndFourThreadsAllocatesNothingAfterWarmUp) 
       ASSERT_TRUE(world.addComponent(e, Pos{i, i}).ok());
       ASSERT_TRUE(world.addComponent(e, Vel{1, -1}).ok());
     }
+    ASSERT_TRUE(world.registerScratch<Hot>(40000).ok());  // 160 KB: beginTick clears it on the pool
     ThreadPool pool(threads);
     world.setThreadPool(&pool);
     auto move = [](Entity, Pos& p, const Vel& v) {
@@ -40,6 +47,7 @@ TEST(ParallelAlloc, ParallelEachOnTwoAndFourThreadsAllocatesNothingAfterWarmUp) 
     AllocationWindow window;
     for (int tick = 0; tick < 100; ++tick) {
       world.advanceTick();
+      world.beginTick();
       ASSERT_TRUE((world.parallelEach<Pos, Vel>(move, Write{}, Read{}).ok()));
       ASSERT_TRUE((world.parallelEachChunk<Pos, Vel>(
                        [&](std::uint32_t chunk, Entity, const Pos& p, const Vel&) { partial[chunk] += p.x; }, Read{},
