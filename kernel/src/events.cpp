@@ -17,6 +17,7 @@ const char* to_string(EventId id) noexcept {
     case EventId::AccessUndeclaredResource: return "access_undeclared_resource";
     case EventId::AccessUndeclaredCommands: return "access_undeclared_commands";
     case EventId::AccessResourceMutableDeclaredRead: return "access_mutable_resource_declared_read";
+    case EventId::ConcurrentStageChange: return "concurrent_stage_change";
     case EventId::Count_: break;
   }
   return "unknown";
@@ -50,6 +51,14 @@ class StderrSink final : public EventSink {
       std::fprintf(stderr, "lockstep %s %s: %s event=%s suppressed=%llu\n", e.subsystem,
                    severity_name(e.severity), to_string(e.id), to_string(e.summarised),
                    static_cast<unsigned long long>(e.suppressed));
+      return;
+    }
+    if (e.id == EventId::ConcurrentStageChange) {
+      std::fprintf(stderr,
+                   "lockstep %s %s: %s system=%s operation=%s (refused in a concurrent stage: record it as a "
+                   "command)\n",
+                   e.subsystem, severity_name(e.severity), to_string(e.id), e.system != nullptr ? e.system : "-",
+                   e.operation != nullptr ? e.operation : "-");
       return;
     }
     if (e.system != nullptr) {

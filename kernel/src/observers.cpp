@@ -25,7 +25,8 @@ const char* to_string(ObserverEvent event) noexcept {
 }
 
 Status World::observe_id(ObserverEvent event, std::uint32_t id, ObserverFn fn, const AccessSet& access) noexcept {
-  if (guard_ != nullptr) return guard_nested();
+  if (lanes_) return lane_refused("observe");
+  if (call().guard != nullptr) return guard_nested();
   if (id >= component_count_) return {ErrorCode::NotRegistered, "observe: unknown component id"};
   if (fn == nullptr) return {ErrorCode::InvalidArgument, "observe: null observer function"};
   if (static_cast<std::uint32_t>(event) > 2) return {ErrorCode::InvalidArgument, "observe: unknown event"};
@@ -45,9 +46,9 @@ void World::dispatch(ObserverEvent event, std::uint32_t id, Entity e) noexcept {
   ObserverRegistry& r = *observers_;
   detail::IterationGuard guard;
   detail::freeze_structure(guard);
-  if (guard_ != nullptr) guard.read_components = guard_->read_components;  // a live query's Read set still holds
-  detail::IterationGuard* const previous = guard_;
-  guard_ = &guard;
+  if (call().guard != nullptr) guard.read_components = call().guard->read_components;  // a live query's Read set still holds
+  detail::IterationGuard* const previous = call().guard;
+  call().guard = &guard;
   ++r.depth;
   for (std::uint32_t i = 0; i < r.count; ++i) {
     const ObserverRegistry::Entry& entry = r.entries[i];
@@ -56,7 +57,7 @@ void World::dispatch(ObserverEvent event, std::uint32_t id, Entity e) noexcept {
     entry.fn(*this, e);
   }
   --r.depth;
-  guard_ = previous;
+  call().guard = previous;
 }
 
 // ---- direct calls --------------------------------------------------------------------------
@@ -81,8 +82,8 @@ Status World::notify_removing(Entity e, std::uint32_t id, const IdSet256& target
   // Fire only when structural_change will go through; its refusals report themselves.
   const std::uint32_t source = entity_archetype_[e.slot];
   const std::int32_t found = find_archetype(target);
-  if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
-                            (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found)))))
+  if (call().guard != nullptr && (call().guard->matched_archetypes.contains(source) ||
+                            (found >= 0 && call().guard->matched_archetypes.contains(static_cast<std::uint32_t>(found)))))
     return Status::Ok();
   if (found < 0 && archetype_count_ >= config_.max_archetypes) return Status::Ok();
   if (observers_->depth >= kMaxObserverDepth)

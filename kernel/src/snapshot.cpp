@@ -298,7 +298,8 @@ void World::save(Snapshot& out) const noexcept {
 }
 
 Status World::load(const Snapshot& in) noexcept {
-  if (guard_ != nullptr) return guard_nested();
+  if (lanes_) return lane_refused("load");
+  if (call().guard != nullptr) return guard_nested();
   marks_.all_written();  // conservative: also when the load is then refused
   if (!in.valid_) return {ErrorCode::InvalidArgument, "load: empty snapshot"};
   const detail::StorageImage& img = in.image_;

@@ -55,21 +55,21 @@ Status World::access_violation(AccessKind kind, std::uint32_t id, Entity e) cons
   Event ev;
   ev.subsystem = "access";
   ev.entity = e;
-  ev.system = access_ != nullptr ? access_->name : nullptr;
+  ev.system = call().access != nullptr ? call().access->name : nullptr;
   switch (kind) {
     case AccessKind::ReadComponent:
     case AccessKind::WriteComponent:
       ev.id = kind == AccessKind::ReadComponent ? EventId::AccessUndeclaredRead : EventId::AccessUndeclaredWrite;
       ev.component_id = static_cast<std::int32_t>(id);
       if (id < component_count_) ev.type_name = components_[id].descriptor->name;
-      ev.declared = declared_component(access_, id);
+      ev.declared = declared_component(call().access, id);
       break;
     case AccessKind::ReadResource:
     case AccessKind::WriteResource:
       ev.id = EventId::AccessUndeclaredResource;
       ev.resource_id = static_cast<std::int32_t>(id);
       if (id < resource_count_) ev.type_name = resources_[id].descriptor->name;
-      ev.declared = declared_resource(access_, id);
+      ev.declared = declared_resource(call().access, id);
       break;
     case AccessKind::Commands:
       ev.id = EventId::AccessUndeclaredCommands;
@@ -82,25 +82,27 @@ Status World::access_violation(AccessKind kind, std::uint32_t id, Entity e) cons
 }
 
 void World::install_access(const AccessSet* access) noexcept {
-  access_ = access;
-  commands_->access_world_ = access != nullptr ? this : nullptr;
+  call().access = access;
+  // In a concurrent stage the buffer checks every recording against the recording thread's
+  // installed set (ConcurrentStage turned it on for the stage); lanes must not write it.
+  if (!lanes_) commands_->access_world_ = access != nullptr ? this : nullptr;
 }
 
 std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
   if (id < 0) return nullptr;
   const auto u = static_cast<std::uint32_t>(id);
   const AccessKind kind = write ? AccessKind::WriteResource : AccessKind::ReadResource;
-  if (access_ != nullptr && (u >= 256 || !access_->allows(kind, u))) {
+  if (call().access != nullptr && (u >= 256 || !call().access->allows(kind, u))) {
     // Before access checks (0.2), the mutable resource<T>() on a World& was how a system read
     // a resource. A system that declared the resource Read and reads it that way was correct
     // then; refusing it now would hand it a null it never had to expect (a crash, issue 22).
     // Serve it, mark the resource written (the system may write through the pointer; the
     // incremental hash must see it) and warn once per world with the names.
-    if (write && u < 256 && access_->allows(AccessKind::ReadResource, u)) {
+    if (write && u < 256 && call().access->allows(AccessKind::ReadResource, u)) {
       Event ev;
       ev.subsystem = "access";
       ev.id = EventId::AccessResourceMutableDeclaredRead;
-      ev.system = access_->name;
+      ev.system = call().access->name;
       ev.resource_id = id;
       ev.type_name = resources_[u].descriptor->name;
       ev.declared = "read";
@@ -117,9 +119,9 @@ std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
 namespace detail {
 
 Status AccessCheck::destroy(World& w, Entity e, const IdSet256& mask) noexcept {
-  if (w.access_ == nullptr || w.access_->write_components.contains_all(mask)) return Status::Ok();
+  if (w.call().access == nullptr || w.call().access->write_components.contains_all(mask)) return Status::Ok();
   for (std::uint32_t id = 0; id < w.component_count_; ++id)
-    if (mask.contains(id) && !w.access_->write_components.contains(id))
+    if (mask.contains(id) && !w.call().access->write_components.contains(id))
       return w.access_violation(AccessKind::WriteComponent, id, e);
   return Status::Ok();
 }

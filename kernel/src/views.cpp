@@ -367,6 +367,7 @@ Status register_view(World& w, const QuerySpec& spec, const Predicate* p, ViewId
 }
 
 Status ViewAccess::add(World& w, const QuerySpec& spec, const Predicate* p, ViewId& out) noexcept {
+  if (w.lanes_) return w.lane_refused("registerView");
   if (w.views_ != nullptr && w.views_->count >= kMaxViews)
     return {ErrorCode::CapacityExceeded, "registerView: at most kMaxViews (16) views per world"};
   auto v = std::make_unique<ViewState>();
@@ -437,8 +438,9 @@ Status view_begin(const World& w, ViewId id, ViewDeltas& out, IterationGuard* gu
 }  // namespace detail
 
 Status World::updateViews() noexcept {
+  if (lanes_) return lane_refused("updateViews");
   if (views_ == nullptr) return Status::Ok();
-  if (guard_ != nullptr) return guard_nested();
+  if (call().guard != nullptr) return guard_nested();
   return detail::ViewAccess::update(*this);
 }
 

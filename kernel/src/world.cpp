@@ -10,6 +10,8 @@
 
 #include <lockstep/world.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -120,6 +122,7 @@ World::~World() { flushEventSummary(); }
 
 Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                                  std::uint32_t align) noexcept {
+  if (lanes_) return lane_refused("register");
   if (key >= detail::kMaxTypeKeys)
     return {ErrorCode::CapacityExceeded, "registerComponent: too many distinct types in this process"};
   if (component_by_key_[key] != 0xFFFF) return {ErrorCode::AlreadyRegistered, "registerComponent: already registered"};
@@ -142,6 +145,7 @@ Status World::register_component(std::uint32_t key, const TypeDescriptor& d, std
 
 Status World::register_resource(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size,
                                 std::uint32_t align, const void* initial) noexcept {
+  if (lanes_) return lane_refused("register");
   if (key >= detail::kMaxTypeKeys)
     return {ErrorCode::CapacityExceeded, "registerResource: too many distinct types in this process"};
   if (resource_by_key_[key] != 0xFFFF) return {ErrorCode::AlreadyRegistered, "registerResource: already registered"};
@@ -364,7 +368,8 @@ void World::release_slot(std::uint32_t slot) noexcept {
 
 Status World::tryCreate(Entity& out) noexcept {
   out = Entity::null();
-  if (guard_ != nullptr && guard_->observer) {  // observers defer structural changes (observers.h)
+  if (lanes_) return lane_refused("create");
+  if (call().guard != nullptr && call().guard->observer) {  // observers defer structural changes (observers.h)
     Event ev;
     ev.id = EventId::IterationMutation;
     return report(ev);
@@ -398,13 +403,14 @@ Entity World::create() noexcept {
 bool World::alive(Entity e) const noexcept { return valid(e); }
 
 Status World::destroy(Entity e) noexcept {
+  if (lanes_) return lane_refused("destroy");
   prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "destroy: null, stale or foreign entity handle"};
   const std::uint32_t arch = entity_archetype_[e.slot];
-  if (access_ != nullptr) {
+  if (call().access != nullptr) {
     if (Status s = detail::AccessCheck::destroy(*this, e, archetypes_[arch].mask); !s.ok()) return s;
   }
-  if (guard_ != nullptr && guard_->matched_archetypes.contains(arch)) {
+  if (call().guard != nullptr && call().guard->matched_archetypes.contains(arch)) {
     Event ev;
     ev.id = EventId::IterationMutation;
     ev.entity = e;
@@ -429,14 +435,15 @@ Status World::destroy(Entity e) noexcept {
 }
 
 Status World::clear() noexcept {
-  if (access_ != nullptr) {
+  if (lanes_) return lane_refused("clear");
+  if (call().access != nullptr) {
     for (std::uint32_t a = 0; a < archetype_count_; ++a)
       if (archetypes_[a].rows != archetypes_[a].holes)  // live rows (holes are removed rows)
         if (Status s = detail::AccessCheck::destroy(*this, Entity::null(), archetypes_[a].mask); !s.ok()) return s;
   }
-  if (guard_ != nullptr) {
+  if (call().guard != nullptr) {
     for (std::uint32_t a = 0; a < archetype_count_; ++a) {
-      if (guard_->matched_archetypes.contains(a) && archetypes_[a].rows != 0) {
+      if (call().guard->matched_archetypes.contains(a) && archetypes_[a].rows != 0) {
         Event ev;
         ev.id = EventId::IterationClear;
         ev.archetype_id = static_cast<std::int32_t>(a);
@@ -496,7 +503,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
     return nullptr;
   }
   std::byte* p = const_cast<std::byte*>(locate(e, component_id));
-  if (p != nullptr && guard_ != nullptr && guard_->read_components.contains(component_id)) {
+  if (p != nullptr && call().guard != nullptr && call().guard->read_components.contains(component_id)) {
     Event ev;
     ev.id = EventId::IterationWriteDuringRead;
     ev.entity = e;
@@ -514,6 +521,7 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
 }
 
 Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept {
+  if (lanes_) return lane_refused("addComponent");
   prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "addComponent: unknown component id"};
@@ -523,7 +531,7 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
   const std::uint8_t column = src.column_of[id];
   if (column != kNoColumn) {
     // In-place overwrite: illegal only when the live query declared this component Read.
-    if (guard_ != nullptr && guard_->read_components.contains(id)) {
+    if (call().guard != nullptr && call().guard->read_components.contains(id)) {
       Event ev;
       ev.id = EventId::IterationWriteDuringRead;
       ev.entity = e;
@@ -549,8 +557,8 @@ Status World::add_bytes(Entity e, std::uint32_t id, const void* value) noexcept 
 Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask, const void* value) noexcept {
   const std::uint32_t source = entity_archetype_[e.slot];
   const std::int32_t found = find_archetype(mask);
-  if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
-                            (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
+  if (call().guard != nullptr && (call().guard->matched_archetypes.contains(source) ||
+                            (found >= 0 && call().guard->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
     Event ev;
     ev.id = EventId::IterationMutation;
     ev.entity = e;
@@ -584,6 +592,7 @@ Status World::structural_change(Entity e, std::uint32_t id, const IdSet256& mask
 }
 
 Status World::remove_id(Entity e, std::uint32_t id) noexcept {
+  if (lanes_) return lane_refused("removeComponent");
   prefetch_slot(e.slot);
   if (!valid(e)) return {ErrorCode::InvalidArgument, "removeComponent: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "removeComponent: unknown component id"};
@@ -606,9 +615,22 @@ Status World::guard_nested() noexcept {
   return report(ev);
 }
 
+Status World::lane_refused(const char* operation) noexcept {
+  Event ev;
+  ev.id = EventId::ConcurrentStageChange;
+  ev.system = call().access != nullptr ? call().access->name : nullptr;
+  ev.operation = operation;
+  return report(ev);
+}
+
+// Counted atomically: the lanes of a concurrent stage may report at once (diagnostics, not
+// state; exactly one of them sees the first count and calls the sink).
+std::uint64_t World::count_event(EventId id) noexcept {
+  return std::atomic_ref<std::uint64_t>(event_counts_[static_cast<std::size_t>(id)]).fetch_add(1, std::memory_order_relaxed);
+}
+
 Status World::report(const Event& event) noexcept {
-  const auto index = static_cast<std::size_t>(event.id);
-  if (event_counts_[index]++ == 0) sink_->on_event(event);
+  if (count_event(event.id) == 0) sink_->on_event(event);
   if (policy_ == GuardPolicy::Abort)
     detail::assert_fail(__FILE__, __LINE__, to_string(event.id),
                         "iteration-legality violation (GuardPolicy::Abort); see docs/kernel.md");
@@ -616,8 +638,7 @@ Status World::report(const Event& event) noexcept {
 }
 
 void World::note(const Event& event) noexcept {
-  const auto index = static_cast<std::size_t>(event.id);
-  if (event_counts_[index]++ == 0) sink_->on_event(event);
+  if (count_event(event.id) == 0) sink_->on_event(event);
 }
 
 void World::setEventSink(EventSink* sink) noexcept { sink_ = sink != nullptr ? sink : &stderr_event_sink(); }

@@ -90,7 +90,8 @@ void scan_by_slot(Scratch& s, std::uint32_t lo, std::uint32_t hi) noexcept {
 }  // namespace
 
 Status World::flush(CommandBuffer& buffer) noexcept {
-  if (guard_ != nullptr) return guard_nested();
+  if (lanes_) return lane_refused("flush");
+  if (call().guard != nullptr) return guard_nested();
   Scratch& s = *scratch_;
   const std::uint32_t n = buffer.size();
   if (n > config_.command_capacity)

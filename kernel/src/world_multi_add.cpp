@@ -50,6 +50,7 @@ Status World::move_entity_many(std::uint32_t slot, std::uint32_t target, const s
 }
 
 Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* values, std::uint32_t count) noexcept {
+  if (lanes_) return lane_refused("addComponents");
   if (!valid(e)) return {ErrorCode::InvalidArgument, "addComponents: null, stale or foreign entity handle"};
   for (std::uint32_t k = 0; k < count; ++k) {
     if (ids[k] >= component_count_) return {ErrorCode::NotRegistered, "addComponents: unknown component id"};
@@ -68,9 +69,9 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
   }
   // Guard first, before any side effect: overwriting a component the live query reads is a
   // write during read; gaining components is a structural change.
-  if (guard_ != nullptr) {
+  if (call().guard != nullptr) {
     for (std::uint32_t k = 0; k < count; ++k) {
-      if (!added.contains(ids[k]) && guard_->read_components.contains(ids[k])) {
+      if (!added.contains(ids[k]) && call().guard->read_components.contains(ids[k])) {
         Event ev;
         ev.id = EventId::IterationWriteDuringRead;
         ev.entity = e;
@@ -91,8 +92,8 @@ Status World::add_many(Entity e, const std::uint32_t* ids, const void* const* va
     return notify_adds(e, ids, count, added);
   }
   const std::int32_t found = find_archetype(mask);
-  if (guard_ != nullptr && (guard_->matched_archetypes.contains(source) ||
-                            (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
+  if (call().guard != nullptr && (call().guard->matched_archetypes.contains(source) ||
+                            (found >= 0 && call().guard->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
     Event ev;
     ev.id = EventId::IterationMutation;
     ev.entity = e;
@@ -142,7 +143,8 @@ Status World::notify_adds(Entity e, const std::uint32_t* ids, std::uint32_t coun
 Status World::create_with(Entity& out, const std::uint32_t* ids, const void* const* values,
                           std::uint32_t count) noexcept {
   out = Entity::null();
-  if (guard_ != nullptr && guard_->observer) {  // observers defer structural changes (observers.h)
+  if (lanes_) return lane_refused("createWith");
+  if (call().guard != nullptr && call().guard->observer) {  // observers defer structural changes (observers.h)
     Event ev;
     ev.id = EventId::IterationMutation;
     return report(ev);
@@ -165,9 +167,9 @@ Status World::create_with(Entity& out, const std::uint32_t* ids, const void* con
   const std::int32_t found = find_archetype(mask);
   // As create() followed by a structural add: legal unless archetype 0 or the target is being
   // visited (a plain create, count == 0, is always legal).
-  if (guard_ != nullptr && count != 0 &&
-      (guard_->matched_archetypes.contains(0) ||
-       (found >= 0 && guard_->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
+  if (call().guard != nullptr && count != 0 &&
+      (call().guard->matched_archetypes.contains(0) ||
+       (found >= 0 && call().guard->matched_archetypes.contains(static_cast<std::uint32_t>(found))))) {
     Event ev;
     ev.id = EventId::IterationMutation;
     ev.component_id = static_cast<std::int32_t>(ids[0]);

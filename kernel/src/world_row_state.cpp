@@ -9,6 +9,7 @@
 namespace lockstep {
 
 Status World::set_enabled(Entity e, std::uint32_t id, bool enabled) noexcept {
+  if (lanes_) return lane_refused("setEnabled");
   if (!valid(e)) return {ErrorCode::InvalidArgument, "setEnabled: null, stale or foreign entity handle"};
   if (id >= component_count_) return {ErrorCode::NotRegistered, "setEnabled: unknown component id"};
   if (access_denied(AccessKind::WriteComponent, id)) return access_violation(AccessKind::WriteComponent, id, e);
@@ -17,7 +18,7 @@ Status World::set_enabled(Entity e, std::uint32_t id, bool enabled) noexcept {
   const std::uint32_t arch = entity_archetype_[e.slot];
   if (!archetypes_[arch].mask.contains(id)) return {ErrorCode::NotFound, "setEnabled: entity lacks the component"};
   // Switching a component is a write of it: illegal while a live query declares it Read.
-  if (guard_ != nullptr && guard_->read_components.contains(id)) {
+  if (call().guard != nullptr && call().guard->read_components.contains(id)) {
     Event ev;
     ev.id = EventId::IterationWriteDuringRead;
     ev.entity = e;
@@ -50,7 +51,8 @@ bool World::is_enabled(Entity e, std::uint32_t id) const noexcept {
 }
 
 Status World::track_changes(std::uint32_t id) noexcept {
-  if (guard_ != nullptr) return guard_nested();
+  if (lanes_) return lane_refused("trackChanges");
+  if (call().guard != nullptr) return guard_nested();
   if (id >= component_count_) return {ErrorCode::NotRegistered, "trackChanges: unknown component id"};
   if (track_of_[id] != kUntracked) return Status::Ok();
   if (tracked_count_ >= config_.max_tracked_components)

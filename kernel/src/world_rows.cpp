@@ -325,7 +325,7 @@ void World::settle_set(const IdSet256& which) const noexcept {
   for (std::uint32_t word = 0; word < 4; ++word) {
     std::uint64_t bits = unsettled_.words[word] & which.words[word];
     // Archetypes a live query is visiting stay as they are (they were settled before it began).
-    if (guard_ != nullptr) bits &= ~guard_->matched_archetypes.words[word];
+    if (call().guard != nullptr) bits &= ~call().guard->matched_archetypes.words[word];
     while (bits != 0) {
       const auto bit = static_cast<std::uint32_t>(std::countr_zero(bits));
       bits &= bits - 1;

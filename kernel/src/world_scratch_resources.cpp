@@ -12,6 +12,7 @@ namespace lockstep {
 
 Status World::register_scratch(std::uint32_t key, const TypeDescriptor& d, std::uint32_t size, std::uint32_t align,
                                std::uint32_t count) noexcept {
+  if (lanes_) return lane_refused("register");
   if (key >= detail::kMaxTypeKeys)
     return {ErrorCode::CapacityExceeded, "registerScratch: too many distinct types in this process"};
   if (scratch_res_.find(key) >= 0) return {ErrorCode::AlreadyRegistered, "registerScratch: already registered"};
@@ -59,14 +60,7 @@ void World::zero_scratch() noexcept {
       job.tasks,
       [](void* ctx, std::uint32_t task) noexcept {
         const Job& j = *static_cast<const Job*>(ctx);
-        for (std::uint32_t i = 0; i < j.store->used; ++i) {
-          const detail::ScratchStore::Entry& e = j.store->entries[i];
-          const std::uint64_t n = std::uint64_t{e.size} * e.count;
-          const std::uint64_t lines = (n + detail::kColumnAlign - 1) / detail::kColumnAlign;
-          const std::uint64_t begin = lines * task / j.tasks * detail::kColumnAlign;
-          const std::uint64_t end = std::min<std::uint64_t>(lines * (task + 1) / j.tasks * detail::kColumnAlign, n);
-          if (begin < end) std::memset(e.data + begin, 0, static_cast<std::size_t>(end - begin));
-        }
+        j.store->zero_share(task, j.tasks);
       },
       &job);
 }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace lockstep::replay {
 
@@ -61,11 +62,40 @@ void Runner::setParallelCheck(bool on) {
 
 void Runner::setStageCheck(bool on) {
   stage_check_ = on;
-  if (on) {
-    const StagePlan plan = plan_stages(access_, static_cast<std::uint32_t>(systems_.systems().size()));
-    std::memcpy(stage_of_, plan.stage_of, sizeof stage_of_);
-  }
   reserve_checks();
+}
+
+void Runner::setConcurrentStages(bool on) { concurrent_ = on; }
+
+// The stage plan, its execution order and the stages' names (once, at construction).
+void Runner::plan() {
+  const auto systems = systems_.systems();
+  const auto n = static_cast<std::uint32_t>(systems.size());
+  const StagePlan plan = plan_stages(access_, n);
+  std::memcpy(stage_of_, plan.stage_of, sizeof stage_of_);
+  stage_count_ = plan.stages;
+  std::uint32_t at = 0;
+  for (std::uint32_t s = 0; s < plan.stages; ++s) {
+    stage_begin_[s] = at;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (plan.stage_of[i] == s) order_[at++] = static_cast<std::uint8_t>(i);
+  }
+  stage_begin_[plan.stages] = at;
+  std::string names;
+  for (std::uint32_t s = 0; s < plan.stages; ++s) {
+    stage_name_at_[s] = static_cast<std::uint32_t>(names.size());
+    for (std::uint32_t k = stage_begin_[s]; k < stage_begin_[s + 1]; ++k) {
+      if (k != stage_begin_[s]) names += " | ";
+      names += systems[order_[k]].name;
+    }
+    names += '\0';
+  }
+  stage_names_ = std::make_unique<char[]>(names.size() + 1);
+  std::memcpy(stage_names_.get(), names.data(), names.size());
+}
+
+const char* Runner::stageName(std::uint32_t stage) const noexcept {
+  return stage < stage_count_ ? stage_names_.get() + stage_name_at_[stage] : "";
 }
 
 Status Runner::check_stage_pairs(std::uint32_t i) noexcept {
@@ -172,6 +202,7 @@ Runner::Runner(const Sim& sim, const SimConfig& config) : sim_(&sim), config_(co
   status_ = sim.setup(*world_, systems_);
   for (std::uint32_t i = 0; status_.ok() && i < systems_.systems().size(); ++i)
     status_ = resolve_access(*world_, systems_.systems()[i], access_[i]);
+  if (status_.ok()) plan();
   if (status_.ok()) status_ = sim.init(*world_, config);
   if (status_.ok()) status_ = world_->flush();
   if (status_.ok()) rehash();
@@ -190,22 +221,12 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
     w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)
     sim_->apply_inputs(w, inputs);
   }
-  const auto systems = systems_.systems();
-  for (std::uint32_t i = 0; i < systems.size(); ++i) {
-    const System& s = systems[i];
-    Status st;
-    {
-      const ProbeScope slice(probe_, Slice::System, tick, s.name);
-      if (stage_check_) st = check_stage_pairs(i);
-      if (st.ok()) st = parallel_check_ && pool_ != nullptr ? run_checked(i).status : run_system(i).status;
-    }
-    if (!st.ok()) {
-      // The failure stops the tick here (no flush, no tick advance); the message names the
-      // system. Formatted into the runner's own buffer: no allocation on the tick path.
-      std::snprintf(failure_, sizeof failure_, "system '%s' failed at tick %llu: %s", s.name,
-                    static_cast<unsigned long long>(w.tick()), st.message());
-      return {st.code(), failure_};
-    }
+  if (concurrent_ && pool_ != nullptr && pool_->threads() >= 2) {
+    for (std::uint32_t s = 0; s < stage_count_; ++s)
+      if (Status st = run_stage(s, tick); !st.ok()) return st;
+  } else {
+    for (std::uint32_t i = 0; i < systems_.systems().size(); ++i)
+      if (Status st = run_one(i, tick, true); !st.ok()) return st;
   }
   if (const std::uint32_t dropped = w.commands().dropped(); dropped > 0) {
     std::snprintf(failure_, sizeof failure_,
@@ -222,6 +243,67 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   }
   if (!flushed.ok()) return flushed;
   w.advanceTick();
+  return Status::Ok();
+}
+
+Status Runner::run_one(std::uint32_t i, std::uint64_t tick, bool pair_check) noexcept {
+  Status st;
+  {
+    const ProbeScope slice(probe_, Slice::System, tick, systems_.systems()[i].name);
+    if (stage_check_ && pair_check) st = check_stage_pairs(i);
+    if (st.ok()) st = parallel_check_ && pool_ != nullptr ? run_checked(i).status : run_system(i).status;
+  }
+  return st.ok() ? st : fail(i, st);
+}
+
+// The failure stops the tick (no flush, no tick advance); the message names the system.
+// Formatted into the runner's own buffer: no allocation on the tick path.
+Status Runner::fail(std::uint32_t i, const Status& st) noexcept {
+  std::snprintf(failure_, sizeof failure_, "system '%s' failed at tick %llu: %s", systems_.systems()[i].name,
+                static_cast<unsigned long long>(world_->tick()), st.message());
+  return {st.code(), failure_};
+}
+
+// One stage of the plan with its systems at once, one per pool task (runner.h).
+Status Runner::run_stage(std::uint32_t stage, std::uint64_t tick) noexcept {
+  const std::uint32_t first = stage_begin_[stage];
+  const std::uint32_t count = stage_begin_[stage + 1] - first;
+  const std::uint8_t* const members = order_ + first;
+  if (count == 1) return run_one(members[0], tick, true);
+  if (stage_check_)  // every pair of the stage in both orders, serially, before it runs
+    for (std::uint32_t k = 0; k < count; ++k)
+      if (Status st = check_stage_pairs(members[k]); !st.ok()) return fail(members[k], st);
+  const AccessSet* sets[SystemList::kMaxSystems] = {};
+  for (std::uint32_t k = 0; k < count; ++k) sets[k] = &access_[members[k]];
+  bool concurrent_ran = false;
+  {
+    World::ConcurrentStage concurrent(*world_, sets, count);
+    if (concurrent.active()) {
+      struct Job {
+        Runner* runner;
+        const std::uint8_t* members;
+      } job{this, members};
+      const ProbeScope slice(probe_, Slice::System, tick, stageName(stage));
+      pool_->run(
+          count,
+          [](void* ctx, std::uint32_t k) noexcept {
+            const Job& j = *static_cast<const Job*>(ctx);
+            Runner& r = *j.runner;
+            const std::uint32_t i = j.members[k];
+            const World::Lane lane(*r.world_, r.access_checks_ ? &r.access_[i] : nullptr);
+            r.stage_results_[k] = r.systems_.systems()[i].run(*r.world_);
+          },
+          &job);
+      concurrent_ran = true;
+    }
+  }
+  if (!concurrent_ran) {  // observers: one system at a time
+    for (std::uint32_t k = 0; k < count; ++k)
+      if (Status st = run_one(members[k], tick, false); !st.ok()) return st;
+    return Status::Ok();
+  }
+  for (std::uint32_t k = 0; k < count; ++k)  // the first failure in declared order
+    if (!stage_results_[k].status.ok()) return fail(members[k], stage_results_[k].status);
   return Status::Ok();
 }
 

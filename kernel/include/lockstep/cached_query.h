@@ -32,7 +32,7 @@ struct QueryAccess {
   static std::uint32_t archetype_count(const World& w) noexcept { return w.archetype_count_; }
   static const std::uint32_t* generations(const World& w) noexcept { return w.generations_.get(); }
   static std::uint64_t epoch(const World& w) noexcept { return w.layout_epoch_; }
-  static IterationGuard*& guard(World& w) noexcept { return w.guard_; }
+  static IterationGuard*& guard(World& w) noexcept { return w.call().guard; }
   static Status nested(World& w) noexcept { return w.guard_nested(); }
   static std::uint32_t component_size(const World& w, std::uint32_t id) noexcept { return w.components_[id].size; }
   static std::uint64_t disabled_total(const World& w) noexcept { return w.disabled_total_; }

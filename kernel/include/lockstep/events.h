@@ -24,7 +24,10 @@ enum class EventId : std::uint8_t {
   // (World::resource<T>() on a World&, the only way to read a resource before 0.3). Warned
   // once per world and served: a game correct before access checks keeps working.
   AccessResourceMutableDeclaredRead = 9,
-  Count_ = 10,
+  // A system running in a concurrent stage (World::ConcurrentStage) called a structural or
+  // world-wide change (`operation`); refused: record it as a command.
+  ConcurrentStageChange = 10,
+  Count_ = 11,
 };
 
 const char* to_string(EventId id) noexcept;
@@ -45,6 +48,7 @@ struct Event {
   const char* system = nullptr;         // Access* events: the declaring system/observer's name
   const char* type_name = nullptr;      // Access* events: the component's or resource's registered name
   const char* declared = nullptr;       // Access* events: what the system declared for it: "none", "read", "write"
+  const char* operation = nullptr;      // ConcurrentStageChange: the refused call ("destroy", "flush", ...)
 };
 
 class EventSink {

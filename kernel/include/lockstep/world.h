@@ -302,6 +302,10 @@ class World {
   // every scratch array (the share its parallel loops tend to write, so no core has to take
   // cache lines over from another just to clear them); the bytes are zero either way.
   void beginTick() noexcept {
+    if (lanes_) {
+      (void)lane_refused("beginTick");
+      return;
+    }
     zero_scratch();
     if (views_ != nullptr) (void)updateViews();
   }
@@ -375,14 +379,14 @@ class World {
   // Reports one RateLimited event per event kind that had suppressed repeats, then resets
   // the counters. Called by the destructor.
   void flushEventSummary() noexcept;
-  bool iterating() const noexcept { return guard_ != nullptr; }
+  bool iterating() const noexcept { return call().guard != nullptr; }
 
   // ---- system access (docs/systems.md) -------------------------------------------------
   // Installs `access` for the scope's life (restoring the previous one after); the world's
   // own command buffer is checked too. Not state: nothing is hashed or saved.
   class AccessScope {
    public:
-    AccessScope(World& world, const AccessSet* access) noexcept : world_(world), previous_(world.access_) {
+    AccessScope(World& world, const AccessSet* access) noexcept : world_(world), previous_(world.call().access) {
       world.install_access(access);
     }
     ~AccessScope() { world_.install_access(previous_); }
@@ -393,7 +397,63 @@ class World {
     World& world_;
     const AccessSet* previous_;
   };
-  const AccessSet* access() const noexcept { return access_; }
+  const AccessSet* access() const noexcept { return call().access; }
+
+  // ---- concurrent stages (docs/systems.md, "Concurrent stages") ------------------------
+  // Systems whose declared access does not conflict may run at once, each on its own thread
+  // (Runner::setConcurrentStages drives this). While a ConcurrentStage is live:
+  //  - the call state (installed AccessSet, iteration guard) is per thread: each thread that
+  //    runs a system holds a Lane; access checks and the iteration guard work as serially;
+  //  - row order was settled when the stage began, so queries only read it;
+  //  - the write marks (incremental hash) and the views' journal were stamped for everything
+  //    the stage's systems declare Write (resources also Read), then frozen: the lanes write
+  //    no shared bookkeeping (both are conservative by contract, so hashes stay exact);
+  //  - structural and world-wide changes — create, destroy, add/remove, enable bits, clear,
+  //    flush, load, beginTick, updateViews, observe, registration, trackChanges — are refused
+  //    with EventId::ConcurrentStageChange naming the system: record them as commands instead
+  //    (the plan lets at most one system of a stage declare Commands, so the one command
+  //    buffer records exactly what the serial run records);
+  //  - parallel loops run on the lane's own thread (the pool is busy running the lanes).
+  // The bytes every system sees and writes are then those of the serial run in declared order,
+  // given declarations that are true (Runner::setStageCheck verifies them). A world with
+  // observers does not go concurrent (their access is not in the plan): active() is false and
+  // the caller runs the stage's systems one after the other, as it must on one thread.
+  struct CallState {
+    detail::IterationGuard* guard = nullptr;
+    const AccessSet* access = nullptr;
+  };
+  class ConcurrentStage {
+   public:
+    // `access`: the declared sets of the stage's systems (count of them).
+    ConcurrentStage(World& world, const AccessSet* const* access, std::uint32_t count) noexcept;
+    ~ConcurrentStage();
+    ConcurrentStage(const ConcurrentStage&) = delete;
+    ConcurrentStage& operator=(const ConcurrentStage&) = delete;
+    bool active() const noexcept { return active_; }
+
+   private:
+    World& world_;
+    detail::ViewJournal* journal_ = nullptr;
+    bool active_ = false;
+  };
+  // The calling thread's call state for the lane's life, with `access` installed (null: no
+  // checks). Only meaningful inside a live ConcurrentStage; one Lane per thread at a time.
+  class Lane {
+   public:
+    Lane(const World& world, const AccessSet* access) noexcept : previous_(lane_call_) {
+      (void)world;
+      state_.access = access;
+      lane_call_ = &state_;
+    }
+    ~Lane() { lane_call_ = previous_; }
+    Lane(const Lane&) = delete;
+    Lane& operator=(const Lane&) = delete;
+
+   private:
+    CallState state_;
+    CallState* previous_;
+  };
+  bool inConcurrentStage() const noexcept { return lanes_; }
 
   // ---- observers (observers.h, docs/observers.md) -------------------------------------
   // Calls fn(world, entity) on `event` for component T, with `access` installed while it runs.
@@ -480,7 +540,8 @@ class World {
   // System access plumbing (system_access.cpp). access_violation reports and returns the
   // refusal (InvalidArgument; never returns under GuardPolicy::Abort).
   bool access_denied(AccessKind kind, std::uint32_t id) const noexcept {
-    return access_ != nullptr && !access_->allows(kind, id);
+    const AccessSet* const a = call().access;
+    return a != nullptr && !a->allows(kind, id);
   }
   Status access_violation(AccessKind kind, std::uint32_t id, Entity e) const noexcept;
   void install_access(const AccessSet* access) noexcept;
@@ -499,7 +560,10 @@ class World {
 
   // Guard plumbing (world_guard.cpp). Each returns Ok when the mutation may proceed.
   Status guard_nested() noexcept;
+  // A structural or world-wide change inside a ConcurrentStage: refused (events.h).
+  Status lane_refused(const char* operation) noexcept;
   Status report(const Event& event) noexcept;
+  std::uint64_t count_event(EventId id) noexcept;  // the count before this one
   // A warning that refuses nothing: counted and sent to the sink once, never aborts.
   void note(const Event& event) noexcept;
   template <class... Ts, class... Tags, class Fn>
@@ -587,8 +651,15 @@ class World {
   GuardPolicy policy_;
   EventSink* sink_;
   std::uint64_t event_counts_[static_cast<int>(EventId::Count_)] = {};
-  detail::IterationGuard* guard_ = nullptr;
-  const AccessSet* access_ = nullptr;  // the running system's declared access, or null
+  // The call state of the running system (not state: never hashed or saved). One per world,
+  // except inside a ConcurrentStage, where every Lane (thread) has its own.
+  mutable CallState serial_call_;
+  bool lanes_ = false;  // a ConcurrentStage is live: call() is the calling thread's Lane
+  static inline thread_local CallState* lane_call_ = nullptr;
+  CallState& call() const noexcept {
+    CallState* const lane = lanes_ ? lane_call_ : nullptr;
+    return lane != nullptr ? *lane : serial_call_;
+  }
   ThreadPool* pool_ = nullptr;         // parallel loops' workers (not state), or null
   std::uint64_t parallel_loops_ = 0;   // parallelEach calls that passed the checks (not state)
   std::uint64_t tick_ = 0;
@@ -745,10 +816,10 @@ Status World::each(Fn&& fn, Tags...) {
                 "World::each: pass exactly one lockstep::Read{} or lockstep::Write{} per listed component");
   static_assert(((std::is_same_v<Tags, Read> || std::is_same_v<Tags, Write>) && ...),
                 "World::each: access tags must be lockstep::Read or lockstep::Write");
-  if (guard_ != nullptr) return guard_nested();
+  if (call().guard != nullptr) return guard_nested();
   detail::IterationGuard guard;
   if constexpr (sizeof...(Ts) == 0) {
-    detail::GuardScope scope(guard_, guard);
+    detail::GuardScope scope(call().guard, guard);
     const std::uint32_t end = slot_count_;
     for (std::uint32_t slot = 0; slot < end; ++slot)
       if (alive_[slot] != 0) fn(Entity{slot, generations_[slot]});
@@ -791,7 +862,7 @@ Status World::each(Fn&& fn, Tags...) {
         marks_.component_written(ids[k]);
         if (view_journal_ != nullptr) view_journal_->column(ids[k]);
       }
-    detail::GuardScope scope(guard_, guard);
+    detail::GuardScope scope(call().guard, guard);
     for (std::uint32_t m = 0; m < matched_count; ++m) {
       if (skip == 0 && !marks)
         each_rows(detail::TypeList<Ts...>{}, detail::TypeList<Tags...>{}, archetypes_[matched[m]], ids, fn);
@@ -812,7 +883,7 @@ Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, 
                 "World::parallelEach: pass exactly one lockstep::Read{} or lockstep::Write{} per listed component");
   static_assert(((std::is_same_v<Tags, Read> || std::is_same_v<Tags, Write>) && ...),
                 "World::parallelEach: access tags must be lockstep::Read or lockstep::Write");
-  if (guard_ != nullptr) return guard_nested();
+  if (call().guard != nullptr) return guard_nested();
   // Everything up to the row loop is each()'s prologue, on the calling thread: access checks,
   // matching, row-order restore, write marks and view journal entries (so incremental hashes
   // and views see the same writes as after a serial each).
@@ -905,9 +976,11 @@ Status World::parallel_each(detail::TypeList<Ts...>, detail::TypeList<Tags...>, 
       }(std::index_sequence_for<Ts...>{});
     }
   };
-  ++parallel_loops_;
-  detail::GuardScope scope(guard_, guard);
-  if (pool_ == nullptr || pool_->threads() <= 1) {
+  // In a concurrent stage the pool is running the lanes: the loop runs on its lane's thread
+  // (the same chunks in the same order; only timing differs) and is not counted.
+  if (!lanes_) ++parallel_loops_;
+  detail::GuardScope scope(call().guard, guard);
+  if (pool_ == nullptr || pool_->threads() <= 1 || lanes_) {
     for (std::uint32_t c = 0; c < chunks; ++c) run_chunk(c);
   } else {
     pool_->for_each(chunks, run_chunk);

@@ -30,21 +30,31 @@ struct ScratchStore {
       if (entries[i].key == key) return static_cast<std::int32_t>(i);
     return -1;
   }
-  void zero() noexcept {
-    for (std::uint32_t i = 0; i < used; ++i)
-      std::memset(entries[i].data, 0, std::size_t{entries[i].size} * entries[i].count);
+  static std::size_t bytes_of(const Entry& e) noexcept { return std::size_t{e.size} * e.count; }
+  void zero() noexcept { zero_share(0, 1); }
+  // Share `task` of `tasks` of every entry: [task/tasks, (task+1)/tasks) of its bytes, cut at
+  // 64-byte lines (World::beginTick clears the shares on the pool, docs/kernel.md).
+  void zero_share(std::uint32_t task, std::uint32_t tasks) noexcept {
+    constexpr std::uint64_t kLine = 64;
+    for (std::uint32_t i = 0; i < used; ++i) {
+      const std::uint64_t n = bytes_of(entries[i]);
+      const std::uint64_t lines = (n + kLine - 1) / kLine;
+      const std::uint64_t begin = lines * task / tasks * kLine;
+      const std::uint64_t end = lines * (task + 1) / tasks * kLine < n ? lines * (task + 1) / tasks * kLine : n;
+      if (begin < end) std::memset(entries[i].data + begin, 0, static_cast<std::size_t>(end - begin));
+    }
   }
   // Every scratch byte, entry after entry, to/from `bytes` bytes at out/in.
   void copy_out(std::byte* out) const noexcept {
     for (std::uint32_t i = 0; i < used; ++i) {
-      const std::size_t n = std::size_t{entries[i].size} * entries[i].count;
+      const std::size_t n = bytes_of(entries[i]);
       std::memcpy(out, entries[i].data, n);
       out += n;
     }
   }
   void copy_in(const std::byte* in) noexcept {
     for (std::uint32_t i = 0; i < used; ++i) {
-      const std::size_t n = std::size_t{entries[i].size} * entries[i].count;
+      const std::size_t n = bytes_of(entries[i]);
       std::memcpy(entries[i].data, in, n);
       in += n;
     }

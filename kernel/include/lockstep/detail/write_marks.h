@@ -18,9 +18,16 @@ struct WriteMarks {
   std::uint64_t everything = 1;  // stamp of the last event that may have changed every part
   std::uint64_t component[256] = {};
   std::uint64_t resource[256] = {};
+  // While a concurrent stage runs (World::ConcurrentStage) everything its systems may write was
+  // stamped when it began, and nothing is stamped until it ends: the lanes share no counter.
+  bool frozen = false;
 
-  void component_written(std::uint32_t id) noexcept { component[id & 0xFFu] = ++clock; }
-  void resource_written(std::uint32_t id) noexcept { resource[id & 0xFFu] = ++clock; }
+  void component_written(std::uint32_t id) noexcept {
+    if (!frozen) component[id & 0xFFu] = ++clock;
+  }
+  void resource_written(std::uint32_t id) noexcept {
+    if (!frozen) resource[id & 0xFFu] = ++clock;
+  }
   void all_written() noexcept { everything = ++clock; }
 };
 

@@ -72,6 +72,22 @@ class Runner {
   // declares Commands are skipped (their recording would be doubled). Any thread count.
   void setStageCheck(bool on);
   bool stageCheck() const noexcept { return stage_check_; }
+  // Concurrent stages (docs/systems.md, "Concurrent stages"): with threads ≥ 2, the systems
+  // of one stage of the plan (schedule.h, plan_stages) run at once, one per pool thread, inside
+  // a World::ConcurrentStage; off by default. The systems then run stage by stage, so a system
+  // may run before an earlier-declared one it does not conflict with: by the declarations the
+  // same bytes as declared order (setStageCheck verifies the declarations). A system of a
+  // concurrent stage must make structural changes as commands: a direct one fails the tick
+  // (EventId::ConcurrentStageChange). Its parallel loops run on its own thread, and the
+  // parallel cross-check does not apply to it. A world with observers, or a stage of one
+  // system, runs one system at a time. When a tick fails, the message names the first failing
+  // system of its stage in declared order; the others of that stage have run.
+  void setConcurrentStages(bool on);
+  bool concurrentStages() const noexcept { return concurrent_; }
+  // The stages the plan makes of the systems (1 per system when every one conflicts with the
+  // one before), and a stage's systems joined by " | " (the probe's slice name for it).
+  std::uint32_t stageCount() const noexcept { return stage_count_; }
+  const char* stageName(std::uint32_t stage) const noexcept;
 
   // Bytes of one tick's input frame: players × sim.input_type().size (host byte order).
   std::uint32_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -126,6 +142,17 @@ class Runner {
   std::unique_ptr<std::byte[]> check_scratch_;   // scratch before | scratch after the serial run
   bool stage_check_ = false;
   std::uint8_t stage_of_[SystemList::kMaxSystems] = {};
+  bool concurrent_ = false;
+  std::uint32_t stage_count_ = 0;
+  std::uint8_t order_[SystemList::kMaxSystems] = {};  // system indices by stage, then declared order
+  std::uint32_t stage_begin_[SystemList::kMaxSystems + 1] = {};  // stage s: order_[begin[s], begin[s+1])
+  std::unique_ptr<char[]> stage_names_;                        // stage s's name at stage_name_at_[s]
+  std::uint32_t stage_name_at_[SystemList::kMaxSystems] = {};
+  SystemResult stage_results_[SystemList::kMaxSystems];
+  void plan();
+  Status run_one(std::uint32_t index, std::uint64_t tick, bool pair_check) noexcept;
+  Status fail(std::uint32_t index, const Status& status) noexcept;
+  Status run_stage(std::uint32_t stage, std::uint64_t tick) noexcept;
   SystemResult run_checked(std::uint32_t index) noexcept;
   Status check_stage_pairs(std::uint32_t index) noexcept;
   void reserve_checks();
