@@ -10,7 +10,7 @@
 
 #include <lockstep/world.h>
 
-#include <atomic>
+#include <mutex>
 
 #include <algorithm>
 #include <cstring>
@@ -623,10 +623,14 @@ Status World::lane_refused(const char* operation) noexcept {
   return report(ev);
 }
 
-// Counted atomically: the lanes of a concurrent stage may report at once (diagnostics, not
-// state; exactly one of them sees the first count and calls the sink).
+// Counted under a lock: the lanes of a concurrent stage, or the chunks of a parallel loop, may
+// report at once (diagnostics, not state; exactly one of them sees the first count and calls
+// the sink). A lock rather than a 64-bit atomic: those need libatomic on some 32-bit targets.
 std::uint64_t World::count_event(EventId id) noexcept {
-  return std::atomic_ref<std::uint64_t>(event_counts_[static_cast<std::size_t>(id)]).fetch_add(1, std::memory_order_relaxed);
+  // lockstep: allow(static) diagnostics lock shared by every world, not simulation state
+  static std::mutex lock;
+  const std::lock_guard<std::mutex> hold(lock);
+  return event_counts_[static_cast<std::size_t>(id)]++;
 }
 
 Status World::report(const Event& event) noexcept {

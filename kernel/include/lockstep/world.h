@@ -655,6 +655,7 @@ class World {
   // except inside a ConcurrentStage, where every Lane (thread) has its own.
   mutable CallState serial_call_;
   bool lanes_ = false;  // a ConcurrentStage is live: call() is the calling thread's Lane
+  // lockstep: allow(static) which Lane this thread runs (call state of a running system), not simulation state
   static inline thread_local CallState* lane_call_ = nullptr;
   CallState& call() const noexcept {
     CallState* const lane = lanes_ ? lane_call_ : nullptr;
