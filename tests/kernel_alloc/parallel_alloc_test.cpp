@@ -65,4 +65,49 @@ TEST(ParallelAlloc, ParallelEachOnTwoAndFourThreadsAllocatesNothingAfterWarmUp) 
   }
 }
 
+// A concurrent stage (world.h, ConcurrentStage and Lane): two lanes on the pool, each with its
+// own access set and queries, allocate nothing either.
+TEST(ParallelAlloc, ConcurrentStageOfTwoLanesAllocatesNothing) {
+  WorldConfig config;
+  config.max_entities = 4096;
+  World world(config);
+  register_all(world);
+  for (int i = 0; i < 3000; ++i) (void)world.createWith(Pos{i, i}, Vel{1, -1}, Health{i, 100});
+  AccessSet moves, heals;
+  ASSERT_TRUE(moves.declare(world, "Pos", true).ok());
+  ASSERT_TRUE(moves.declare(world, "Vel", false).ok());
+  ASSERT_TRUE(heals.declare(world, "Health", true).ok());
+  ASSERT_TRUE(heals.declare(world, "Counter", true).ok());
+  const AccessSet* sets[2] = {&moves, &heals};
+  ThreadPool pool(2);
+  world.setThreadPool(&pool);
+  auto task = [&](std::uint32_t k) {
+    const World::Lane lane(world, sets[k]);
+    if (k == 0) {
+      (void)world.parallelEach<Pos, Vel>([](Entity, Pos& p, const Vel& v) { p.x += v.x; }, Write{}, Read{});
+    } else {
+      (void)world.each<Health>([](Entity, Health& h) { h.hp += 1; }, Write{});
+      world.resource<Counter>()->value += 1;
+    }
+  };
+  {
+    World::ConcurrentStage warm(world, sets, 2);
+    ASSERT_TRUE(warm.active());
+    pool.for_each(2, task);
+  }
+  AllocationWindow window;
+  for (int tick = 0; tick < 100; ++tick) {
+    world.advanceTick();
+    world.beginTick();
+    const World::ConcurrentStage stage(world, sets, 2);
+    pool.for_each(2, task);
+  }
+  const long news = window.allocations(), mallocs = window.mallocs();
+  std::printf("lockstep-stats zero_alloc window=concurrent_stage allocations=%ld mallocs=%ld\n", news, mallocs);
+  EXPECT_EQ(news, 0);
+  EXPECT_EQ(mallocs, 0);
+  EXPECT_EQ(world.readResource<Counter>()->value, 101u);
+  EXPECT_EQ(world.get<Pos>(Entity{2999, 1})->x, 2999 + 101);
+}
+
 }  // namespace
