@@ -150,14 +150,17 @@ void append_bundle_fields(JsonWriter& j, const std::string& path, const Bundle& 
 
 std::string describe_schedule(std::string_view sim_name, const replay::Schedule& schedule) {
   std::string o;
-  appendf(o, "schedule of %.*s (%zu systems, run in this order; declared access is enforced while each runs)\n",
-          static_cast<int>(sim_name.size()), sim_name.data(), schedule.systems.size());
+  appendf(o,
+          "schedule of %.*s (%zu systems in %u stages; run in this order, or stage by stage with concurrent "
+          "stages; declared access is enforced while each runs)\n",
+          static_cast<int>(sim_name.size()), sim_name.data(), schedule.systems.size(), schedule.stages);
   for (std::size_t i = 0; i < schedule.systems.size(); ++i) {
     const replay::ScheduleEntry& e = schedule.systems[i];
-    appendf(o, "  %2zu %s\n       reads  %s\n       writes %s\n", i + 1, e.name.c_str(), joined(e.reads).c_str(),
-            joined(e.writes).c_str());
+    appendf(o, "  %2zu %s  (stage %u)\n       reads  %s\n       writes %s\n", i + 1, e.name.c_str(), e.stage,
+            joined(e.reads).c_str(), joined(e.writes).c_str());
   }
-  appendf(o, "conflicts (report only: pairs that could not run in parallel): %zu\n", schedule.conflicts.size());
+  appendf(o, "conflicts (pairs that may not run concurrently: they keep declared order, in different stages): %zu\n",
+          schedule.conflicts.size());
   for (const replay::AccessConflict& c : schedule.conflicts)
     o += "  " + schedule.systems[c.first].name + " x " + schedule.systems[c.second].name + "  " +
          replay::to_string(c.kind) + " on " + c.type + " (written by " + schedule.systems[c.writer].name + ")\n";
@@ -167,13 +170,13 @@ std::string describe_schedule(std::string_view sim_name, const replay::Schedule&
 void append_schedule_fields(JsonWriter& j, const replay::Schedule& schedule) {
   j.begin_array("systems");
   for (const replay::ScheduleEntry& e : schedule.systems) {
-    j.begin().field("name", e.name).begin_array("reads");
+    j.begin().field("name", e.name).field("stage", std::uint64_t{e.stage}).begin_array("reads");
     for (const std::string& r : e.reads) j.value(r);
     j.end_array().begin_array("writes");
     for (const std::string& w : e.writes) j.value(w);
     j.end_array().end();
   }
-  j.end_array().begin_array("conflicts");
+  j.end_array().field("stages", std::uint64_t{schedule.stages}).begin_array("conflicts");
   for (const replay::AccessConflict& c : schedule.conflicts)
     j.begin().field("first", schedule.systems[c.first].name).field("second", schedule.systems[c.second].name)
         .field("kind", replay::to_string(c.kind)).field("type", c.type)

@@ -36,6 +36,9 @@ Schedule analyse_schedule(const World& world, const SystemList& systems, const A
     if (a.commands) e.writes.emplace_back(kCommandsAccessName);
     out.systems.push_back(std::move(e));
   }
+  const StagePlan plan = plan_stages(access, n);
+  out.stages = plan.stages;
+  for (std::uint32_t i = 0; i < plan.systems; ++i) out.systems[i].stage = plan.stage_of[i];
   for (std::uint32_t i = 0; i < n; ++i) {
     for (std::uint32_t j = i + 1; j < n; ++j) {
       const AccessSet& a = access[i];

@@ -70,19 +70,22 @@ TEST(DescribeFile, ReportsAScheduleAsTextAndJson) {
   s.systems.push_back({"move", {"Vel"}, {"Pos"}});
   s.systems.push_back({"spawn", {}, {"Pos", "<commands>"}});
   s.conflicts.push_back({0, 1, replay::ConflictKind::WriteWrite, "Pos", 0});
+  s.systems[1].stage = 1;
+  s.stages = 2;
   EXPECT_EQ(inspect::describe_schedule("toy", s),
-            "schedule of toy (2 systems, run in this order; declared access is enforced while each runs)\n"
-            "   1 move\n       reads  Vel\n       writes Pos\n"
-            "   2 spawn\n       reads  -\n       writes Pos, <commands>\n"
-            "conflicts (report only: pairs that could not run in parallel): 1\n"
+            "schedule of toy (2 systems in 2 stages; run in this order, or stage by stage with concurrent stages; "
+            "declared access is enforced while each runs)\n"
+            "   1 move  (stage 0)\n       reads  Vel\n       writes Pos\n"
+            "   2 spawn  (stage 1)\n       reads  -\n       writes Pos, <commands>\n"
+            "conflicts (pairs that may not run concurrently: they keep declared order, in different stages): 1\n"
             "  move x spawn  write-write on Pos (written by move)\n");
   inspect::JsonWriter j;
   j.begin();
   inspect::append_schedule_fields(j, s);
   j.end();
   EXPECT_EQ(j.str(),
-            "{\"systems\":[{\"name\":\"move\",\"reads\":[\"Vel\"],\"writes\":[\"Pos\"]},{\"name\":\"spawn\",\"reads\":[],"
-            "\"writes\":[\"Pos\",\"<commands>\"]}],\"conflicts\":[{\"first\":\"move\",\"second\":\"spawn\","
+            "{\"systems\":[{\"name\":\"move\",\"stage\":0,\"reads\":[\"Vel\"],\"writes\":[\"Pos\"]},{\"name\":\"spawn\","
+            "\"stage\":1,\"reads\":[],\"writes\":[\"Pos\",\"<commands>\"]}],\"stages\":2,\"conflicts\":[{\"first\":\"move\",\"second\":\"spawn\","
             "\"kind\":\"write-write\",\"type\":\"Pos\",\"writer\":\"move\"}]}");
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The schedule of a sim's systems with their declared access, and the conflicts that would
-// forbid running two of them in parallel (docs/systems.md). Report only: execution stays
-// sequential in declared order. Tool-side (allocates); never on a tick path.
+// The schedule of a sim's systems with their declared access, the stage plan, and the
+// conflicts that forbid running two of them concurrently (docs/systems.md). The report is
+// tool-side (allocates; never on a tick path); plan_stages is what the runner uses.
 #include <lockstep/replay/sim.h>
 #include <lockstep/system_access.h>
 #include <lockstep/world.h>
@@ -16,6 +16,7 @@ struct ScheduleEntry {
   std::string name;
   std::vector<std::string> reads;   // declared Read only (components, then resources)
   std::vector<std::string> writes;  // declared Write (components, then resources, then <commands>)
+  std::uint32_t stage = 0;          // its stage in plan_stages
 };
 
 enum class ConflictKind : std::uint8_t { WriteWrite = 0, ReadWrite = 1 };
@@ -32,6 +33,7 @@ struct AccessConflict {
 
 struct Schedule {
   std::vector<ScheduleEntry> systems;
+  std::uint32_t stages = 0;  // of plan_stages
   std::vector<AccessConflict> conflicts;  // by (first, second), then components by id, resources by id, commands
 };
 
