@@ -28,6 +28,7 @@ struct BenchArgs {
   bool csv = false;
   std::string trace_out;
   std::uint32_t threads = 0;
+  bool concurrent_stages = false;
 };
 
 int bench_cmd(const BenchArgs& a) {
@@ -51,6 +52,7 @@ int bench_cmd(const BenchArgs& a) {
   o.heap_allocations = tool().heap_allocations;
   o.trace_name = "lockstep bench " + a.sim;
   o.threads = a.threads;
+  o.concurrent_stages = a.concurrent_stages;
   const inspect::BenchFigures f = inspect::run_bench(o);
   if (!f.error.empty()) return report_error(a.json, kExitBadInput, f.error);
   inspect::ThreadsComparison cmp;
@@ -84,15 +86,20 @@ Command add_bench(CLI::App& root) {
   auto* json = app->add_flag("--json", a->json, "One JSON object on stdout");
   app->add_flag("--csv", a->csv, "CSV header + one row on stdout")->excludes(json);
   app->add_option("--trace-out", a->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
-  app->add_option("--threads", a->threads,
+  CLI::Option* threads = app->add_option("--threads", a->threads,
                   "Run the sim's parallel loops on N threads (0 = serial) and report the speedup over 0 threads, "
                   "measured in the same run with hashes compared every tick")
       ->check(CLI::Range(0, 64))->capture_default_str();
+  app->add_flag("--concurrent-stages", a->concurrent_stages,
+                "With --threads N (N >= 2): also run the systems of one stage of the plan at once (lockstep info "
+                "--systems shows the stages)")
+      ->needs(threads);
   app->footer("Examples:\n"
               "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
               "  lockstep bench --sim duel --ticks 10000 --json\n"
               "  lockstep bench --csv >> bench.csv\n"
               "  lockstep bench --sim skirmish --units 10000 --threads 2\n"
+              "  lockstep bench --sim mygame --threads 2 --concurrent-stages\n"
               "  lockstep bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
               "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
   return {app, [a] { return bench_cmd(*a); }};

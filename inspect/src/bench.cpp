@@ -115,6 +115,7 @@ BenchFigures run_bench(const BenchOptions& o) {
   }
   f.build_ns = ns_between(build_start, Clock::now());
   runner.setThreads(o.threads);
+  runner.setConcurrentStages(o.concurrent_stages);
   const std::uint64_t total_ticks = o.warmup + o.ticks;
   f.trace = std::make_unique<TimingTrace>(
       o.trace_name, (total_ticks + 1) * (runner.systems().systems().size() + 3) + 2 * o.snapshot_iters);
@@ -138,6 +139,7 @@ ThreadsComparison compare_thread_counts(const BenchOptions& o) {
     return out;
   }
   parallel.setThreads(o.threads);
+  parallel.setConcurrentStages(o.concurrent_stages);
   std::vector<std::unique_ptr<replay::Bot>> bots;
   for (std::uint32_t p = 0; p < o.config.players; ++p) bots.push_back(o.sim->make_bot(o.config, o.bot_seed, p));
   const std::uint32_t in_size = o.sim->input_type().size;

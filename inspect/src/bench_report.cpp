@@ -52,8 +52,9 @@ std::string bench_report_text(const BenchOptions& o, const BenchFigures& f, cons
   appendf(out, "throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", b.tps, b.build_ms,
           b.final_hash.c_str());
   if (o.threads > 0)
-    appendf(out, "threads        %u: tick p50 %.1f us vs %.1f us at --threads 0 (same ticks, alternating): speedup %.2fx, hashes %s\n",
-            o.threads, cmp.parallel_p50_us, cmp.serial_p50_us, cmp.speedup, cmp.hashes_equal ? "equal" : "DIFFER");
+    appendf(out, "threads        %u%s: tick p50 %.1f us vs %.1f us at --threads 0 (same ticks, alternating): speedup %.2fx, hashes %s\n",
+            o.threads, o.concurrent_stages ? " with concurrent stages" : "", cmp.parallel_p50_us, cmp.serial_p50_us,
+            cmp.speedup, cmp.hashes_equal ? "equal" : "DIFFER");
   return out + slice_table(*f.trace);
 }
 
@@ -76,7 +77,8 @@ std::string bench_report_json(const BenchOptions& o, const BenchFigures& f, cons
       .field("threads", std::uint64_t{o.threads});
   if (o.threads > 0)
     j.field("serial_tick_p50_us", cmp.serial_p50_us).field("parallel_tick_p50_us", cmp.parallel_p50_us)
-        .field("speedup", cmp.speedup).field("hashes_equal", cmp.hashes_equal);
+        .field("speedup", cmp.speedup).field("hashes_equal", cmp.hashes_equal)
+        .field("concurrent_stages", o.concurrent_stages);
   append_slice_fields(j, *f.trace);
   j.end();
   return j.str() + "\n";

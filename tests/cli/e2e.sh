@@ -105,6 +105,11 @@ case $kind in
     contains out '"threads":4'
     contains out '"hashes_equal":true'
     contains out '"heap_allocations_during_ticks":0'
+    # --concurrent-stages: the run on the plan's stages (skirmish's plan is a chain: same hashes).
+    expect 0 "$L" bench --sim duel --ticks 30 --snapshot-iters 3 --threads 2 --concurrent-stages --json
+    contains out '"concurrent_stages":true'
+    contains out '"hashes_equal":true'
+    expect 2 "$L" bench --sim duel --ticks 5 --concurrent-stages
     expect 2 "$L" bench --sim skirmish --ticks 5 --threads 65 ;;
   verify_golden)
     expect 0 "$L" verify "$replay" --trace "$trace"

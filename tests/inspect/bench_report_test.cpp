@@ -86,7 +86,13 @@ TEST(BenchReport, JsonIsOneObjectWithTheThreadsFieldsOnlyWithThreads) {
   x.o.threads = 2;
   EXPECT_NE(inspect::bench_report_json(x.o, x.f, x.b, x.cmp)
                 .find(",\"threads\":2,\"serial_tick_p50_us\":12.5,\"parallel_tick_p50_us\":6.4,\"speedup\":2,"
-                      "\"hashes_equal\":true,\"slices\":[]}\n"),
+                      "\"hashes_equal\":true,\"concurrent_stages\":false,\"slices\":[]}\n"),
+            std::string::npos);
+  x.o.concurrent_stages = true;
+  EXPECT_NE(inspect::bench_report_json(x.o, x.f, x.b, x.cmp).find("\"concurrent_stages\":true,\"slices\":[]}\n"),
+            std::string::npos);
+  EXPECT_NE(inspect::bench_report_text(x.o, x.f, x.b, x.cmp)
+                .find("\nthreads        2 with concurrent stages: tick p50 6.4 us vs 12.5 us at --threads 0 "),
             std::string::npos);
 }
 

@@ -31,6 +31,9 @@ struct BenchOptions {
   std::string trace_name = "bench";  // the timing trace's process name
   // Threads for the sim's parallel loops (Runner::setThreads; 0 = serial, docs/systems.md).
   std::uint32_t threads = 0;
+  // With threads ≥ 2: the systems of one stage of the plan run at once
+  // (Runner::setConcurrentStages, docs/systems.md "Concurrent stages").
+  bool concurrent_stages = false;
 };
 
 // --threads: the same ticks on two runners, serial and `options.threads` threads, alternating
