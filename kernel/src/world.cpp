@@ -498,12 +498,19 @@ const std::byte* World::locate(Entity e, std::uint32_t component_id) const noexc
 }
 
 std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexcept {
-  if (access_denied(AccessKind::WriteComponent, component_id)) {
+  // The call state is read once for both checks, the serial one laid out as the straight path:
+  // the hottest checked path (docs/systems.md, "Cost").
+  const CallState* lane_or_serial = &serial_call_;
+  if (lanes_) [[unlikely]]
+    lane_or_serial = &call();
+  const CallState& call_state = *lane_or_serial;
+  if (call_state.access != nullptr && !call_state.access->allows(AccessKind::WriteComponent, component_id)) {
     (void)access_violation(AccessKind::WriteComponent, component_id, e);
     return nullptr;
   }
   std::byte* p = const_cast<std::byte*>(locate(e, component_id));
-  if (p != nullptr && call().guard != nullptr && call().guard->read_components.contains(component_id)) {
+  if (p == nullptr) return nullptr;
+  if (call_state.guard != nullptr && call_state.guard->read_components.contains(component_id)) {
     Event ev;
     ev.id = EventId::IterationWriteDuringRead;
     ev.entity = e;
@@ -512,11 +519,9 @@ std::byte* World::get_bytes_mutable(Entity e, std::uint32_t component_id) noexce
     (void)report(ev);
     return nullptr;
   }
-  if (p != nullptr) {
-    mark_changed(e.slot, component_id);
-    marks_.component_written(component_id);
-    if (view_journal_ != nullptr) view_journal_->touch_if_watched(e.slot, component_id);
-  }
+  mark_changed(e.slot, component_id);
+  marks_.component_written(component_id);
+  if (view_journal_ != nullptr) view_journal_->touch_if_watched(e.slot, component_id);
   return p;
 }
 
