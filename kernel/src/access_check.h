@@ -1,6 +1,6 @@
 #pragma once
 // System access checks that need World's internals (system_access.cpp).
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 namespace lockstep::detail {
 

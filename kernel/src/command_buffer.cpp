@@ -1,6 +1,6 @@
 #include <lockstep/assert.h>
-#include <lockstep/command_buffer.h>
-#include <lockstep/world_config.h>
+#include <lockstep/store/command_buffer.h>
+#include <lockstep/store/world_config.h>
 
 namespace lockstep {
 

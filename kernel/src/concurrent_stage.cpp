@@ -1,5 +1,5 @@
 // Concurrent stages: systems of one stage running at once, each on its own thread
-// (world.h, ConcurrentStage and Lane; docs/systems.md, "Concurrent stages").
+// (exec/concurrent_stage.h; docs/systems.md, "Concurrent stages").
 //
 // What makes the lanes safe to run together is that, for the stage's life, they share no
 // written byte but the component columns, change ticks and resources they declared: the rest
@@ -14,6 +14,9 @@ namespace lockstep {
 
 namespace {
 
+// lockstep: allow(static) which Lane this thread runs (call state of a running system), not simulation state
+thread_local detail::CallState* lane_call = nullptr;
+
 template <class Fn>
 void for_each_id(const detail::IdSet256& set, Fn&& fn) {
   for (std::uint32_t word = 0; word < 4; ++word)
@@ -23,7 +26,17 @@ void for_each_id(const detail::IdSet256& set, Fn&& fn) {
 
 }  // namespace
 
-World::ConcurrentStage::ConcurrentStage(World& world, const AccessSet* const* access, std::uint32_t count) noexcept
+detail::CallState* detail::current_lane() noexcept { return lane_call; }
+
+Lane::Lane(const World& world, const AccessSet* access) noexcept : previous_(lane_call) {
+  (void)world;
+  state_.access = access;
+  lane_call = &state_;
+}
+
+Lane::~Lane() { lane_call = previous_; }
+
+ConcurrentStage::ConcurrentStage(World& world, const AccessSet* const* access, std::uint32_t count) noexcept
     : world_(world) {
   World& w = world_;
   // Not from inside a stage, a query or an observer; not with observers (their access is not
@@ -53,7 +66,7 @@ World::ConcurrentStage::ConcurrentStage(World& world, const AccessSet* const* ac
   active_ = true;
 }
 
-World::ConcurrentStage::~ConcurrentStage() {
+ConcurrentStage::~ConcurrentStage() {
   if (!active_) return;
   World& w = world_;
   w.lanes_ = false;

@@ -1,5 +1,5 @@
 // QueryBuilder and DynamicQuery's out-of-line parts.
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/dynamic_query.h>
 
 namespace lockstep {
 

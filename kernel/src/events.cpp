@@ -1,5 +1,5 @@
-#include <lockstep/events.h>
-#include <lockstep/field.h>
+#include <lockstep/store/events.h>
+#include <lockstep/store/field.h>
 
 #include <cstdio>
 

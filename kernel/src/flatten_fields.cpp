@@ -3,7 +3,7 @@
 // consumer of TypeDescriptor (hashing, snapshots, dumps, diffs, schema hashes) works on
 // leaves as before. Runs once per type, at its first describe() (registration time, before
 // any tick), and keeps its storage for the life of the program.
-#include <lockstep/component.h>
+#include <lockstep/store/component.h>
 
 #include <algorithm>
 #include <memory>

@@ -1,11 +1,11 @@
 #pragma once
 // The observers of one world and their working memory (observers.cpp). Allocated by the first
 // World::observe (setup time); nothing here allocates afterwards.
-#include <lockstep/command_buffer.h>
-#include <lockstep/observers.h>
-#include <lockstep/query.h>
-#include <lockstep/system_access.h>
-#include <lockstep/world_config.h>
+#include <lockstep/store/command_buffer.h>
+#include <lockstep/store/observers.h>
+#include <lockstep/store/guard.h>
+#include <lockstep/store/system_access.h>
+#include <lockstep/store/world_config.h>
 
 #include <cstdint>
 #include <memory>

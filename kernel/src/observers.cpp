@@ -3,8 +3,8 @@
 #include "observer_registry.h"
 #include "world_scratch.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/world.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <utility>

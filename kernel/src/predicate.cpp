@@ -1,7 +1,7 @@
 // Field predicates (predicate.h): building atoms with exact constants, the bounded DNF
 // combinators, field paths and literals from text. Nothing here allocates.
-#include <lockstep/predicate.h>
-#include <lockstep/world.h>
+#include <lockstep/query/predicate.h>
+#include <lockstep/store/world.h>
 
 #include <cstdarg>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // one-field predicate close to a hand-written loop over the column (docs/query.md).
 #include "access_check.h"
 
-#include <lockstep/query_where.h>
+#include <lockstep/query/where.h>
 
 #include <cstring>
 

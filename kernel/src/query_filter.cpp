@@ -1,6 +1,6 @@
 // Query normal form (DNF with a branch cap) and the incremental archetype matcher.
-#include <lockstep/cached_query.h>
-#include <lockstep/query_terms.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/terms.h>
 
 #include <atomic>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Preallocated working memory for restoring an archetype's slot order (world_rows.cpp).
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -6,8 +6,8 @@
 #include "view_registry.h"
 #include "world_scratch.h"
 
-#include <lockstep/snapshot.h>
-#include <lockstep/world.h>
+#include <lockstep/store/snapshot.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <bit>

@@ -1,5 +1,5 @@
 #include <lockstep/detail/storage_image.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 namespace lockstep {
 

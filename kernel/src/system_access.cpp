@@ -1,8 +1,8 @@
 // System access enforcement (system_access.h, docs/systems.md).
 #include "access_check.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/system_access.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/store/system_access.h>
 #include <lockstep/world.h>
 
 #include <cstring>

@@ -14,7 +14,7 @@
 // a batch polls for the next one for a short while (kIdleSpin) before it blocks, and while the
 // pool is held awake (AwakeScope, one per tick in the Runner) it polls for the whole window,
 // capped at kAwakeSpinCap after its last batch in case a scope is never closed.
-#include <lockstep/thread_pool.h>
+#include <lockstep/exec/thread_pool.h>
 
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include <lockstep/type_key.h>
+#include <lockstep/store/type_key.h>
 
 #include <atomic>
 

@@ -1,12 +1,12 @@
 #pragma once
 // The views of one world (views.cpp). Allocated by registerView (setup time); nothing here
 // allocates afterwards.
-#include <lockstep/cached_query.h>
+#include <lockstep/query/cached_query.h>
 #include <lockstep/detail/view_journal.h>
-#include <lockstep/predicate.h>
-#include <lockstep/query_terms.h>
-#include <lockstep/query_where.h>
-#include <lockstep/view.h>
+#include <lockstep/query/predicate.h>
+#include <lockstep/query/terms.h>
+#include <lockstep/query/where.h>
+#include <lockstep/query/view.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -6,8 +6,8 @@
 // read without a bound first, and the walker allocates only a bitmap of `slot_limit` bits.
 #include "view_registry.h"
 
-#include <lockstep/view_state.h>
-#include <lockstep/world.h>
+#include <lockstep/query/view_state.h>
+#include <lockstep/store/world.h>
 
 #include <bit>
 #include <cstring>

@@ -13,8 +13,8 @@
 #include "access_check.h"
 #include "view_registry.h"
 
-#include <lockstep/view.h>
-#include <lockstep/world.h>
+#include <lockstep/query/view.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <cstring>

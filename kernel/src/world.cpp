@@ -10,6 +10,8 @@
 
 #include <lockstep/world.h>
 
+#include "world_inline.h"
+
 #include <mutex>
 
 #include <algorithm>

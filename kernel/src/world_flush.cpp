@@ -9,7 +9,9 @@
 #include "copy_value.h"
 #include "world_scratch.h"
 
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
+
+#include "world_inline.h"
 
 #include <algorithm>
 #include <cstring>

@@ -3,7 +3,9 @@
 // one by one, except that the archetypes in between are never created.
 #include "copy_value.h"
 
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
+
+#include "world_inline.h"
 
 #include <cstring>
 
@@ -203,6 +205,32 @@ Status World::create_with(Entity& out, const std::uint32_t* ids, const void* con
   out = Entity{slot, gen};
   debug_check();
   return notify_adds(out, ids, count, mask);
+}
+
+// The typed forms (addComponents, tryCreateWith) resolve their type keys here, so the
+// public header holds no loop.
+Status World::add_typed(Entity e, const std::uint32_t* keys, const void* const* values, std::uint32_t count) noexcept {
+  std::uint32_t ids[256];
+  if (count > 256) return {ErrorCode::InvalidArgument, "addComponents: more than 256 components"};
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::int32_t id = component_id_of(keys[k]);
+    if (id < 0) return {ErrorCode::NotRegistered, "addComponents: component type not registered"};
+    ids[k] = static_cast<std::uint32_t>(id);
+  }
+  return add_many(e, ids, values, count);
+}
+
+Status World::create_typed(Entity& out, const std::uint32_t* keys, const void* const* values,
+                           std::uint32_t count) noexcept {
+  out = Entity::null();
+  std::uint32_t ids[256];
+  if (count > 256) return {ErrorCode::InvalidArgument, "tryCreateWith: more than 256 components"};
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::int32_t id = component_id_of(keys[k]);
+    if (id < 0) return {ErrorCode::NotRegistered, "tryCreateWith: component type not registered"};
+    ids[k] = static_cast<std::uint32_t>(id);
+  }
+  return create_with(out, ids, values, count);
 }
 
 }  // namespace lockstep

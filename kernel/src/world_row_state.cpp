@@ -2,7 +2,7 @@
 // (docs/kernel.md, "Enable bits" and "Change detection").
 #include "change_ticks_copy.h"
 
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <bit>
 

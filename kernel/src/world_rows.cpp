@@ -13,7 +13,7 @@
 #include "copy_value.h"
 #include "row_order_scratch.h"
 
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <bit>

@@ -1,7 +1,7 @@
 #pragma once
 // Preallocated working memory for World::flush (sized from WorldConfig at construction).
 #include <lockstep/detail/storage_image.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <cstdint>
 #include <memory>

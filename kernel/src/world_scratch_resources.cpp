@@ -1,7 +1,9 @@
 // Scratch resources: per-tick working memory owned by the world (docs/kernel.md, "Scratch
 // resources"; world.h registerScratch / scratch / beginTick).
-#include <lockstep/thread_pool.h>
-#include <lockstep/world.h>
+#include <lockstep/exec/thread_pool.h>
+#include <lockstep/store/world.h>
+
+#include <string_view>
 
 #include <algorithm>
 #include <cstdint>
@@ -44,25 +46,33 @@ Status World::register_scratch(std::uint32_t key, const TypeDescriptor& d, std::
 void World::zero_scratch() noexcept {
   // Below this a batch's hand-off costs more than the clearing it shares.
   constexpr std::uint64_t kParallelZeroBytes = 64 * 1024;
-  if (pool_ == nullptr || pool_->threads() < 2 || scratch_res_.bytes < kParallelZeroBytes) {
+  if (executor_ == nullptr || executor_->threads() < 2 || scratch_res_.bytes < kParallelZeroBytes) {
     scratch_res_.zero();
     return;
   }
-  // Task t of T clears [t/T, (t+1)/T) of every scratch array, cut at 64-byte lines: the pool
-  // hands thread t task t first, and the parallel loops' shares follow the same order (a
+  // Task t of T clears [t/T, (t+1)/T) of every scratch array, cut at 64-byte lines: the bundled
+  // pool hands thread t task t first, and the parallel loops' shares follow the same order (a
   // slot-indexed array's first half is the first half of the rows), so a thread mostly clears
   // lines it wrote itself. Which thread clears which piece is timing; the result is not.
   struct Job {
     detail::ScratchStore* store;
     std::uint32_t tasks;
-  } job{&scratch_res_, pool_->threads()};
-  pool_->run(
+  } job{&scratch_res_, executor_->threads()};
+  executor_->run(
       job.tasks,
       [](void* ctx, std::uint32_t task) noexcept {
         const Job& j = *static_cast<const Job*>(ctx);
         j.store->zero_share(task, j.tasks);
       },
       &job);
+}
+
+std::int32_t World::scratchIdByName(const char* name) const noexcept {
+  for (std::uint32_t i = 0; i < scratch_res_.used; ++i)
+    if (scratch_res_.entries[i].type != nullptr && name != nullptr &&
+        std::string_view(scratch_res_.entries[i].type->name) == name)
+      return static_cast<std::int32_t>(i);
+  return -1;
 }
 
 }  // namespace lockstep

@@ -1,54 +1,5 @@
 #pragma once
-// Query access tags for World::each, and the guard sets that enforce iteration legality
-// (docs/kernel.md, "Iteration legality").
-#include <cstdint>
-
-namespace lockstep {
-
-// One tag per listed component, in template order: Read hands out `const T&`, Write `T&`.
-struct Read {};
-struct Write {};
-
-// What the world does when a call breaks the iteration-legality contract.
-enum class GuardPolicy : std::uint8_t {
-  Abort = 0,   // report the event, then abort with file/line (default in Debug builds)
-  Reject = 1,  // report the event, skip the mutation, return InvalidArgument (default otherwise)
-};
-
-namespace detail {
-
-// Membership-only set of ids < 256. Never iterated to produce an order.
-struct IdSet256 {
-  std::uint64_t words[4] = {0, 0, 0, 0};
-
-  constexpr void insert(std::uint32_t id) noexcept { words[id >> 6] |= std::uint64_t{1} << (id & 63u); }
-  constexpr void erase(std::uint32_t id) noexcept { words[id >> 6] &= ~(std::uint64_t{1} << (id & 63u)); }
-  constexpr bool contains(std::uint32_t id) const noexcept {
-    return (words[id >> 6] >> (id & 63u)) & 1u;
-  }
-  constexpr bool contains_all(const IdSet256& other) const noexcept {
-    for (int i = 0; i < 4; ++i)
-      if ((words[i] & other.words[i]) != other.words[i]) return false;
-    return true;
-  }
-  constexpr bool empty() const noexcept { return (words[0] | words[1] | words[2] | words[3]) == 0; }
-  constexpr bool intersects(const IdSet256& other) const noexcept {
-    return ((words[0] & other.words[0]) | (words[1] & other.words[1]) | (words[2] & other.words[2]) |
-            (words[3] & other.words[3])) != 0;
-  }
-  constexpr void unite(const IdSet256& other) noexcept {
-    for (int i = 0; i < 4; ++i) words[i] |= other.words[i];
-  }
-  friend constexpr bool operator==(const IdSet256&, const IdSet256&) noexcept = default;
-};
-
-// The live guard of one each() call; stack-owned by each().
-struct IterationGuard {
-  IdSet256 matched_archetypes;
-  IdSet256 read_components;   // listed and declared Read
-  IdSet256 listed_components;  // every listed component
-  bool observer = false;       // an observer runs: create() is refused too (observers.h)
-};
-
-}  // namespace detail
-}  // namespace lockstep
+// Split in 0.3.0 into <lockstep/query/tags.h> (Read, Write) and <lockstep/store/guard.h> (the
+// iteration guard, GuardPolicy); this path forwards to both until 0.4.0 (CHANGELOG).
+#include <lockstep/query/tags.h>
+#include <lockstep/store/guard.h>

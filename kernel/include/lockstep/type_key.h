@@ -1,20 +1,3 @@
 #pragma once
-// Process-local type keys for typed lookups (World::get<T> and friends) without typeid or
-// std::hash. A key is handed out the first time a type is used; keys depend on call order
-// inside the process, so they are lookup indices only: never hashed, saved or ordered by.
-// Component and resource ids — the ones that appear in state — come from registration order.
-#include <cstdint>
-
-namespace lockstep::detail {
-
-inline constexpr std::uint32_t kMaxTypeKeys = 4096;
-
-std::uint32_t next_type_key() noexcept;
-
-template <class T>
-std::uint32_t type_key() noexcept {
-  static const std::uint32_t key = next_type_key();
-  return key;
-}
-
-}  // namespace lockstep::detail
+// Moved to <lockstep/store/type_key.h> in 0.3.0; this path forwards to it until 0.4.0 (CHANGELOG).
+#include <lockstep/store/type_key.h>

@@ -2,7 +2,7 @@
 // Storage of a world's scratch resources (docs/kernel.md, "Scratch resources"). Internal; use
 // World::registerScratch / scratch / beginTick. Not state: nothing here is hashed, saved,
 // loaded, dumped or diffed, and StorageView does not see it.
-#include <lockstep/field.h>
+#include <lockstep/store/field.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -2,8 +2,8 @@
 // Internal layout shared by World and Snapshot, exposed only because World's templates
 // (each, get, addComponent) are header-defined. Not part of the API; use StorageView.
 #include <lockstep/detail/change_ticks.h>
-#include <lockstep/field.h>
-#include <lockstep/query.h>
+#include <lockstep/store/field.h>
+#include <lockstep/store/guard.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // fetches of each()/queries) in that time. A trusted snapshot carries it along so that an
 // update after a load still costs what the changes cost (views.cpp); results never depend
 // on it being tight, only on it being a superset.
-#include <lockstep/query.h>
+#include <lockstep/store/guard.h>
 
 #include <cstdint>
 #include <memory>
