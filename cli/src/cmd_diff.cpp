@@ -28,12 +28,13 @@ int diff_cmd(const DiffArgs& a) {
   StateSource sa, sb;
   if (a.b.empty()) {
     // One argument: a bundle's two sides.
-    if (int rc = load_state_source(a.a, a.tick, a.side_a, a.json, sa); rc != kExitOk) return rc;
+    if (int rc = load_state_source(a.a, a.tick, a.side_a, a.json, sa, "--side-a"); rc != kExitOk) return rc;
     if (!sa.is_bundle) return report_error(a.json, kExitBadInput, a.a + ": give two states, or one desync bundle");
-    if (int rc = load_state_source(a.a, a.tick, a.side_b, a.json, sb); rc != kExitOk) return rc;
+    if (int rc = load_state_source(a.a, a.tick, a.side_b, a.json, sb, "--side-b"); rc != kExitOk) return rc;
   } else {
-    if (int rc = load_state_source(a.a, a.tick, a.side_a, a.json, sa); rc != kExitOk) return rc;
-    if (int rc = load_state_source(a.b, a.tick_b ? a.tick_b : a.tick, sa.is_bundle && a.a == a.b ? a.side_b : 0, a.json, sb);
+    if (int rc = load_state_source(a.a, a.tick, a.side_a, a.json, sa, "--side-a"); rc != kExitOk) return rc;
+    if (int rc = load_state_source(a.b, a.tick_b ? a.tick_b : a.tick, sa.is_bundle && a.a == a.b ? a.side_b : 0, a.json, sb,
+                                   "--side-b");
         rc != kExitOk)
       return rc;
   }

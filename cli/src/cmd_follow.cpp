@@ -13,6 +13,21 @@
 
 namespace lockstep::cli {
 
+namespace {
+// rollback::open_watch_source's failure in the terms of the flags it comes from.
+std::string watch_source_error(const rollback::WatchSource& w, const rollback::WatchSourceOptions& o) {
+  switch (w.problem) {
+    case rollback::WatchSourceProblem::Source: return "--follow " + o.source + ": " + w.detail;
+    case rollback::WatchSourceProblem::HostAndSource: return "--host and --follow exclude each other";
+    case rollback::WatchSourceProblem::Host: return "--host " + o.host + ": " + w.detail;
+    case rollback::WatchSourceProblem::Onward: return "--relay " + o.relay + ": " + w.detail;
+    case rollback::WatchSourceProblem::Key:
+    case rollback::WatchSourceProblem::None: break;
+  }
+  return w.error;
+}
+}  // namespace
+
 int follow_cmd(const FollowArgs& a) {
   replay::FollowOptions o;
   if (!replay::parse_follow_start(a.from, o))
@@ -24,7 +39,7 @@ int follow_cmd(const FollowArgs& a) {
   rollback::WatchSourceOptions options = a.watch;
   options.open_recording = stream::open_recording_source;
   rollback::WatchSource opened = rollback::open_watch_source(options);
-  if (!opened.error.empty()) return report_error(a.json, kExitBadInput, opened.error);
+  if (!opened.error.empty()) return report_error(a.json, kExitBadInput, watch_source_error(opened, a.watch));
   if (opened.onward) std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", opened.onward->local_address().c_str());
   replay::ByteSource& source = *opened.source;
   replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.watch.source);

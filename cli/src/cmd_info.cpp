@@ -17,7 +17,16 @@ int info_cmd(inspect::FileReportRequest q) {
   q.tool_name = std::string(tool().name);
   const inspect::FileReport r = inspect::describe_file_report(q);
   print_warnings(r.warnings);
-  if (!r.error.empty()) return report_error(q.json, kExitBadInput, r.error, r.status ? &*r.status : nullptr);
+  if (!r.error.empty()) {
+    // The request's conditions in the terms of the flags that made it.
+    std::string error = r.error;
+    if (r.problem == inspect::FileReportProblem::SimsWithPath)
+      error = "info --sims lists the sims of this build and takes no file (got '" + q.path + "'); drop --sims to describe the file";
+    if (r.problem == inspect::FileReportProblem::NoScheduleSubject)
+      error = "info --systems: give a sim name (" + describe_sims() + ") or a replay file";
+    if (r.problem == inspect::FileReportProblem::ScheduleSetup) error = "info --systems: " + r.error;
+    return report_error(q.json, kExitBadInput, error, r.status ? &*r.status : nullptr);
+  }
   std::fputs(r.out.c_str(), stdout);
   return kExitOk;
 }

@@ -2,13 +2,12 @@
 // A whole rollback match in one process over a deterministic simulated network: checks that
 // every peer agrees on every confirmed tick and that an offline replay of the confirmed inputs
 // reproduces them. Exit 0 ok; 1 desync / disagreement; 2 bad input; 3 did not finish.
-// The request, its checks and the reports are library calls (rollback/netsim_report.h,
-// inspect/netsim_report.h); this file parses, writes the outputs and prints.
+// The match is rollback::run_netsim_match (rollback/netsim_match.h); the request, its checks
+// and the reports are the tool's (netsim_report.h); this file parses, writes the outputs and
+// prints.
 #include "common.h"
 #include "bundle_cli.h"
-
-#include <lockstep/inspect/netsim_report.h>
-#include <lockstep/rollback/netsim_report.h>
+#include "netsim_report.h"
 
 #include <chrono>
 #include <cstdio>
@@ -17,7 +16,7 @@ namespace lockstep::cli {
 
 namespace {
 struct NetsimArgs {
-  inspect::NetsimRequest q;
+  NetsimRequest q;
   std::string record;
   std::string bundle_dir;
   std::string trace_out;
@@ -32,7 +31,7 @@ int netsim_options(const NetsimArgs& a, rollback::NetsimOptions& o) {
     if (int rc = check_output(a.trace_out, a.json); rc != kExitOk) return rc;
   if (!a.bundle_dir.empty())
     if (int rc = check_output_dir("--bundle-dir", a.bundle_dir, a.json); rc != kExitOk) return rc;
-  if (const std::string error = rollback::netsim_options_from(a.q, o); !error.empty())
+  if (const std::string error = netsim_options_from(a.q, o); !error.empty())
     return report_error(a.json, kExitBadInput, error);
   return kExitOk;
 }
@@ -47,7 +46,7 @@ int netsim_cmd(const NetsimArgs& a) {
   if (!m.error.empty()) return report_error(a.json, kExitBadInput, "netsim: " + m.error);
   if (!a.trace_out.empty())
     if (int rc = write_timing_trace(trace, a.trace_out, a.json); rc != kExitOk) return rc;
-  rollback::NetsimOutcome out;
+  NetsimOutcome out;
   out.wall_ns = static_cast<std::uint64_t>(wall.count());
   if (!a.record.empty()) {
     const replay::ReplayStatus st = replay::write_replay_file(a.record, m.confirmed);
@@ -62,9 +61,9 @@ int netsim_cmd(const NetsimArgs& a) {
   }
   const bool ok = m.report.ok();
   out.exit = ok ? int{kExitOk} : m.unfinished_only ? int{kExitUnfinished} : int{kExitMismatch};
-  const std::string report = a.json ? rollback::netsim_report_json(a.q, o, m, out) : rollback::netsim_report_text(a.q, o, m, out);
+  const std::string report = a.json ? netsim_report_json(a.q, o, m, out) : netsim_report_text(a.q, o, m, out);
   std::fputs(report.c_str(), stdout);
-  if (!ok) std::fputs(rollback::netsim_failure_text(a.q, m.report, out.evidence).c_str(), stderr);
+  if (!ok) std::fputs(netsim_failure_text(a.q, m.report, out.evidence).c_str(), stderr);
   return out.exit;
 }
 }  // namespace

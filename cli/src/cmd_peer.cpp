@@ -4,7 +4,8 @@
 // bind address); peer p owns player p, peers beyond the player count spectate. A bot plays
 // every local player. The frame loop runs at --tick-hz on the steady clock, follows the
 // session's wait recommendations (time sync) and records the confirmed history as a replay.
-// The match itself is rollback::UdpPeer (rollback/udp_peer.h); this checks, prints, exits.
+// The match itself is rollback::UdpPeer (rollback/udp_peer.h); this checks, words the library's
+// conditions in the flags' terms, prints the report and maps the result to the exit code.
 // Floats here are display only.
 #include "cmd_follow.h"
 #include "common.h"
@@ -51,7 +52,7 @@ using Clock = std::chrono::steady_clock;
 int fail(const PeerArgs& a, const std::string& why) { return report_error(a.json, kExitBadInput, why); }
 
 // The checks that speak of how the options were typed (files, --rendezvous, units); the
-// options' consistency is rollback::check_udp_peer_options, after peer_options.
+// options' consistency is rollback::udp_peer_options_failure, after peer_options.
 int check_args(const PeerArgs& a, std::vector<std::string>& addresses) {
   if (!a.o.record.empty())
     if (int rc = check_output(a.o.record, a.json); rc != kExitOk) return rc;
@@ -95,6 +96,34 @@ rollback::UdpPeerOptions peer_options(const PeerArgs& a, const replay::Sim& sim,
   return o;
 }
 
+// A failure of rollback::UdpPeer in the terms of the flags it comes from (the library words it
+// in its options' terms).
+std::string peer_failure_text(const rollback::UdpPeerFailure& f, const rollback::UdpPeerOptions& o) {
+  using P = rollback::UdpPeerProblem;
+  switch (f.problem) {
+    case P::AddressCount: return "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N";
+    case P::LocalPeer: return "--id must be < the number of --peers";
+    case P::NoAuthWithKeyFile: return "--no-auth and --key-file exclude each other";
+    case P::RelayWithoutRecord: return "--relay serves the recording: give --record FILE too";
+    case P::CheckpointInterval:
+      return "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(o.session.hash_interval) + ")";
+    case P::PlayersOverPeers: return "--players must be <= the number of peers";
+    case P::SpectatorOwnsPlayer: return "a spectator's --id must be >= --players (peer p owns player p)";
+    case P::PlayerOwnsNoPlayer: return "--id owns no player: use 'lockstep spectate' for a spectator";
+    case P::ExchangeWithRendezvous: return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
+    case P::ExchangePort: return "--bundle-dir: cannot derive an exchange port from '" + f.detail + "' (give --exchange-peers)";
+    case P::ExchangeCount: return "--exchange-peers needs one address per peer, in peer-id order";
+    case P::Relay: return "--relay " + o.relay + ": " + f.detail;
+    case P::Rejoin: return "--rejoin " + o.rejoin + ": " + f.detail;
+    case P::RejoinOtherMatch:
+      return "--rejoin " + o.rejoin + ": " + f.detail + "; give the same --sim, --players, --units and --seed as before the restart";
+    case P::SessionPeers:    // set by peer_options: not the user's to fix
+    case P::SessionPlayers:
+    case P::Other: break;
+  }
+  return f.message;
+}
+
 // stderr: the peer's log lines and session events, the rejoin's timing and the --status line
 // (ping, frame advantage and rollbacks per second of every other peer).
 class PeerPrinter final : public rollback::UdpPeerObserver {
@@ -106,6 +135,17 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
 
   void on_log(std::string_view line) override {
     std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
+  }
+  void on_warning(rollback::UdpPeerWarning w, std::string_view line) override {
+    switch (w) {
+      case rollback::UdpPeerWarning::Unauthenticated:
+        return on_log("WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
+                      "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
+      case rollback::UdpPeerWarning::DerivedKey:
+        return on_log("WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
+                      "for tests and demos; docs/rollback.md, \"Threat model\")");
+    }
+    on_log(line);
   }
   void on_event(const rollback::SessionEvent& e) override {
     if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.o.session.local_peer) {
@@ -151,6 +191,63 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   std::uint64_t last_rollbacks_ = 0;
 };
 
+// The exit code of a peer's result: 0 ok, 1 desync, timeout or unfinished, 2 bad input.
+int peer_exit(rollback::UdpPeerResult r) {
+  switch (r) {
+    case rollback::UdpPeerResult::Ok: return kExitOk;
+    case rollback::UdpPeerResult::Desync:
+    case rollback::UdpPeerResult::Unfinished: return kExitMismatch;
+    case rollback::UdpPeerResult::BadInput: return kExitBadInput;
+  }
+  return kExitBadInput;
+}
+
+// What the peer's run came to, for its report.
+struct PeerOutcome {
+  int exit = kExitOk;
+  std::string failure;  // "" or why ("DESYNC: ...")
+  std::string sim;      // the sim's name as given
+  std::uint64_t rejoin_tick = ~std::uint64_t{0};  // this process rejoined: its player's return tick
+  std::uint64_t rejoined_after_ms = 0;
+};
+
+// The stdout text after finish(), ending in '\n': "peer P: OK|FAILED, confirmed C/T ticks, R
+// rollbacks (max depth D), S stalls, H hash checks, W frames waited (time sync), final hash X"
+// (+ "recorded the confirmed match to FILE"), or with --json one object: ok, exit, peer,
+// peers, sim, ticks, confirmed_tick, finished, final_hash, the match's figures
+// (rollback::append_match_fields), rejoin_tick + rejoined_after_ms, record, bundle +
+// bundle_remote_state, states_served, the relay's figures (rollback::append_relay_fields), error.
+std::string peer_report(rollback::UdpPeer& peer, const PeerOutcome& outcome, bool json) {
+  const rollback::UdpPeerOptions& o = peer.options();
+  rollback::RollbackSession& session = peer.session();
+  const rollback::SessionStats& s = session.stats();
+  const std::string final_hash = hex(session.runner().hash().total);
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (!json) {
+    std::string out = "peer " + n(o.session.local_peer) + ": " + (outcome.exit == kExitOk ? "OK" : "FAILED") + ", confirmed " +
+                      n(session.confirmed_tick()) + "/" + n(o.ticks) + " ticks, " + n(s.rollbacks) + " rollbacks (max depth " +
+                      n(s.max_rollback_depth) + "), " + n(s.stalls) + " stalls, " + n(s.hash_checks) + " hash checks, " +
+                      n(peer.loop().stats().waited_frames) + " frames waited (time sync), final hash " + final_hash + "\n";
+    if (!o.record.empty()) out += "recorded the confirmed match to " + o.record + "\n";
+    return out;
+  }
+  Json j;
+  j.begin().field("ok", outcome.exit == kExitOk).field("exit", outcome.exit).field("peer", o.session.local_peer)
+      .field("peers", o.session.peers).field("sim", outcome.sim).field("ticks", o.ticks)
+      .field("confirmed_tick", session.confirmed_tick()).field("finished", peer.finished()).field("final_hash", final_hash);
+  rollback::append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(),
+                                rollback::match_key_source_name(peer.key_source()));
+  if (outcome.rejoin_tick != ~std::uint64_t{0})
+    j.field("rejoin_tick", outcome.rejoin_tick).field("rejoined_after_ms", outcome.rejoined_after_ms);
+  if (!o.record.empty()) j.field("record", o.record);
+  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
+  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
+  if (peer.relay() != nullptr) rollback::append_relay_fields(j, *peer.relay());
+  if (!outcome.failure.empty()) j.field("error", outcome.failure);
+  j.end();
+  return j.str() + "\n";
+}
+
 // Setup, frame loop and bundles are rollback::UdpPeer; this checks, prints and sets the exit code.
 int peer_cmd(const PeerArgs& given) {
   const replay::Sim* sim = replay::find_sim_including_hidden(given.sim);  // planted sims too (desync bundles over UDP)
@@ -160,11 +257,12 @@ int peer_cmd(const PeerArgs& given) {
   std::vector<std::string> addresses;
   if (int rc = check_args(a, addresses); rc != kExitOk) return rc;
   rollback::UdpPeerOptions options = peer_options(a, *sim, std::move(addresses));
-  if (std::string why = rollback::check_udp_peer_options(options); !why.empty()) return fail(a, why);
+  if (auto f = rollback::udp_peer_options_failure(options)) return fail(a, peer_failure_text(*f, options));
   const std::uint32_t players = options.config.players;
   rollback::UdpPeer peer(*sim, std::move(options));
   PeerPrinter printer(a, peer);
-  if (auto f = peer.open(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
+  if (auto f = peer.open(printer))
+    return report_error(a.json, kExitBadInput, peer_failure_text(*f, peer.options()), f->file ? &*f->file : nullptr);
   std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.o.session.local_peer,
                peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), players,
                static_cast<unsigned long long>(a.o.ticks), a.o.tick_hz, rollback::wire_security_name(peer.session().config().security),
@@ -172,16 +270,17 @@ int peer_cmd(const PeerArgs& given) {
   printer.t0 = Clock::now();
   const rollback::UdpPeerPlay played = peer.play(printer);
   if (a.status) std::fprintf(stderr, "\n");
-  if (auto f = peer.finish(printer)) return report_error(a.json, kExitBadInput, f->message, f->file ? &*f->file : nullptr);
-  rollback::UdpPeerOutcome o{played.failure.empty() ? kExitOk : played.bad_input ? kExitBadInput : kExitMismatch,
-                            played.failure, a.sim, printer.rejoined_at, 0};
+  if (auto f = peer.finish(printer))
+    return report_error(a.json, kExitBadInput, peer_failure_text(*f, peer.options()), f->file ? &*f->file : nullptr);
+  PeerOutcome o{peer_exit(peer.result(played)), played.failure, a.sim, printer.rejoined_at, 0};
+  if (played.timed_out)
+    o.failure = "the match did not finish within --max-seconds (confirmed " + std::to_string(peer.session().confirmed_tick()) +
+                " of " + std::to_string(a.o.ticks) + " ticks)";
   if (printer.rejoined_after_s >= 0) o.rejoined_after_ms = static_cast<std::uint64_t>(printer.rejoined_after_s * 1000);
-  const std::uint64_t desyncs = peer.loop().stats().desyncs;
-  if (o.exit_code == kExitOk && (!peer.finished() || desyncs != 0)) o.exit_code = kExitMismatch;
-  if (desyncs != 0) o.failure = "DESYNC: " + peer.loop().first_desync();
-  std::fputs(rollback::udp_peer_report(peer, o, a.json).c_str(), stdout);
+  if (peer.loop().stats().desyncs != 0) o.failure = "DESYNC: " + peer.loop().first_desync();
+  std::fputs(peer_report(peer, o, a.json).c_str(), stdout);
   if (!o.failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.o.session.local_peer, o.failure.c_str());
-  return o.exit_code;
+  return o.exit;
 }
 }  // namespace
 

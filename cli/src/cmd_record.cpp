@@ -35,7 +35,7 @@ int record_cmd(const RecordArgs& a) {
   replay::SimConfig config;
   const replay::BotMatch match{a.sim, a.bot, a.players, a.units, a.seed_given ? std::optional(a.seed) : std::nullopt, a.params};
   if (std::string why = replay::bot_match_config(match, sim, config); !why.empty())
-    return report_error(a.json, kExitBadInput, why);
+    return report_error(a.json, kExitBadInput, bot_match_error(match, sim, why));
   if (a.block_ticks == 0 || a.block_ticks > replay::kMaxBlockTicks)
     return report_error(a.json, kExitBadInput, "--block-ticks must be 1..4096");
   replay::RecordOptions options;

@@ -82,7 +82,7 @@ int synctest_cmd(const SyncArgs& a) {
   } else {
     const replay::BotMatch match{a.sim, a.bot, a.players, a.units, a.seed_given ? std::optional(a.seed) : std::nullopt, a.params};
     if (std::string why = replay::bot_match_config(match, sim, config); !why.empty())
-      return report_error(a.json, kExitBadInput, why);
+      return report_error(a.json, kExitBadInput, bot_match_error(match, sim, why));
     name = a.sim + " (bot " + std::to_string(a.bot) + ")";
     if (a.per_system || !a.bundle_dir.empty()) return synctest_by_system_cmd(a, *sim, config, nullptr, name);
     r = rollback::synctest_bots(*sim, config, a.bot, a.ticks, a.distance, a.threads);

@@ -32,6 +32,17 @@ struct ViewArgs {
   bool json = false;
 };
 
+// The error of a missing page template, naming this command's flags.
+std::string page_template_not_found(const std::vector<std::string>& looked) {
+  std::string where;
+  for (const std::string& p : looked) where += "\n  " + p;
+  return std::string("view: the viewer page template (") + kPageName + ") was not found; looked in:" + where +
+         "\nIt is built with emscripten, which this build did not have: run scripts/bootstrap --browser, "
+         "configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the lockstep tool), or pass "
+         "--viewer PATH to a built " + kPageName + ". Without --wasm/--viewer, `view -o` writes a page "
+         "that needs no emscripten. See docs/viewer.md.";
+}
+
 int view_serve(const ViewArgs& a) {
   viewer::ServeOptions o;
   o.host = a.host;
@@ -55,9 +66,19 @@ int view_cmd(const ViewArgs& a) {
     return view_serve(a);
   }
   if (int rc = check_output(a.out, a.json, {a.file}); rc != kExitOk) return rc;
-  const viewer::WrittenPage page = viewer::wants_wasm_page(a.wasm, a.page) ? viewer::write_wasm_page(a.file, a.out, a.page)
-                                                                           : viewer::write_frames_page(a.file, a.out, a.embed_limit_mib);
+  viewer::WrittenPage page = viewer::wants_wasm_page(a.wasm, a.page)
+                                 ? viewer::write_wasm_page(a.file, a.out, a.page)
+                                 : viewer::write_frames_page(a.file, a.out, a.embed_limit_mib,
+                                                             "Every tick: lockstep view FILE --serve");
+  // The library's conditions in the terms of this command's flags.
+  if (page.problem == viewer::WrittenPageProblem::TemplateNotFound) page.error = page_template_not_found(page.looked);
+  if (page.problem == viewer::WrittenPageProblem::OverEmbedLimit)
+    page.error = "view: the first and last frames alone take more than " + std::to_string(a.embed_limit_mib << 20) +
+                 " bytes (--embed-limit); use --serve";
   if (!page.error.empty()) return report_error(a.json, kExitBadInput, page.error);
+  if (!page.wasm && page.stride > 1)
+    page.what = std::to_string(page.frames) + " frames, keyframes every " + std::to_string(page.stride) +
+                " ticks (--embed-limit " + std::to_string(a.embed_limit_mib) + " MiB; --serve shows every tick)";
   std::fputs(viewer::written_page_report(page, a.json).c_str(), stdout);
   return kExitOk;
 }

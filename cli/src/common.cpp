@@ -5,6 +5,7 @@
 #include <lockstep/replay/step_recording.h>
 
 #include <cstdio>
+#include <iterator>
 
 #if __has_include(<unistd.h>)
 #include <unistd.h>
@@ -35,6 +36,12 @@ void print_warnings(const std::vector<std::string>& warnings) {
 }
 
 std::string hex(std::uint64_t v) { return to_hex(v); }
+
+std::string bot_match_error(const replay::BotMatch& match, const replay::Sim* sim, const std::string& why) {
+  if (sim != nullptr && match.params.size() > std::size(replay::SimConfig{}.params))
+    return "--param takes at most " + std::to_string(std::size(replay::SimConfig{}.params)) + " values";
+  return why;
+}
 
 bool stderr_is_tty() noexcept {
 #ifdef LOCKSTEP_CLI_HAVE_ISATTY

@@ -7,6 +7,7 @@
 #include <lockstep/inspect/json_writer.h>
 #include <lockstep/inspect/timing_trace.h>
 #include <lockstep/replay/open_replay.h>
+#include <lockstep/replay/record.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
@@ -105,6 +106,10 @@ using inspect::TimingTrace;
 int write_timing_trace(const TimingTrace& trace, const std::string& path, bool json);
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
+
+// replay::bot_match_config's error `why` for `match`, in the flags' terms: "--param takes at
+// most 4 values" when the sim was found (`sim` set) but the parameters were refused.
+std::string bot_match_error(const replay::BotMatch& match, const replay::Sim* sim, const std::string& why);
 
 // The tool being run (set once by lockstep::cli::main): its name and default replay.
 const ToolInfo& tool() noexcept;

@@ -40,6 +40,8 @@ int run_farm(const std::string& command, const std::vector<std::string>& inputs,
   const std::string suite = tool_name + " " + command;
   replay::FarmSelection sel;
   if (std::string e = replay::select_farm_replays(inputs, options.shard, options.out_dir, sel); !e.empty()) {
+    if (sel.problem == replay::FarmSelectionProblem::Shard) e = "--shard '" + options.shard + "': " + sel.detail;
+    if (sel.problem == replay::FarmSelectionProblem::OutDir) e = "--out-dir " + options.out_dir + ": " + sel.detail;
     std::fprintf(stderr, "%s: error: %s\n", tool_name.c_str(), e.c_str());
     return kExitBadInput;
   }

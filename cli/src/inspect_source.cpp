@@ -9,7 +9,7 @@
 namespace lockstep::cli {
 
 int load_state_source(const std::string& path, std::optional<std::uint64_t> tick, std::uint32_t side, bool json,
-                      StateSource& out) {
+                      StateSource& out, const char* side_flag) {
   replay::OpenFailure why;
   bool ok = false;
   if (path == kEmbedded) {
@@ -20,7 +20,15 @@ int load_state_source(const std::string& path, std::optional<std::uint64_t> tick
     ok = inspect::load_state_source(path, tick, side, out, why);
     print_warnings(out.warnings);
   }
-  return ok ? int{kExitOk} : report_error(json, kExitBadInput, why.message, why.file ? &*why.file : nullptr);
+  if (ok) return kExitOk;
+  // The bundle's side in the terms of the flag that chose it.
+  const std::string flag(side_flag);
+  if (out.problem == inspect::StateSourceProblem::NoSuchSide)
+    why.message = path + ": " + flag + " " + std::to_string(side) + ": the bundle has " +
+                  std::to_string(out.bundle.sides.size()) + " side(s)";
+  if (out.problem == inspect::StateSourceProblem::SideWithoutState)
+    why.message = path + ": side '" + out.bundle.sides[side].label + "' has hashes only, no state (use " + flag + ")";
+  return report_error(json, kExitBadInput, why.message, why.file ? &*why.file : nullptr);
 }
 
 int write_svg(const std::string& path, const inspect::State& state, const inspect::StateDiff* diff,

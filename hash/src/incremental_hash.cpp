@@ -1,7 +1,7 @@
 // Incremental state hash (hash/incremental_hash.h; docs/hashing.md "Incremental hashing").
 #include <lockstep/assert.h>
 #include <lockstep/hash/incremental_hash.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include "state_hash_parts.h"
 

@@ -7,8 +7,8 @@
 #include <lockstep/hash/world_snapshot.h>
 #include <lockstep/io/byte_order.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/view_state.h>
-#include <lockstep/world.h>
+#include <lockstep/query/view_state.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <array>

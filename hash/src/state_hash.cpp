@@ -1,6 +1,6 @@
 // Canonical XXH3-64 world hash (docs/hashing.md is the normative byte layout).
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include "canonical.h"
 #include "state_hash_parts.h"

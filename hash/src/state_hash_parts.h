@@ -2,7 +2,7 @@
 // The parts of a state hash one by one (docs/hashing.md defines each byte string): shared by
 // the full hash (hash_storage) and the incremental hasher, so both feed XXH3 the same bytes.
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstdint>
 

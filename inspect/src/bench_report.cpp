@@ -52,7 +52,7 @@ std::string bench_report_text(const BenchOptions& o, const BenchFigures& f, cons
   appendf(out, "throughput     %.0f ticks/s (tick+hash)   world build %.1f ms   final hash %s\n", b.tps, b.build_ms,
           b.final_hash.c_str());
   if (o.threads > 0)
-    appendf(out, "threads        %u%s: tick p50 %.1f us vs %.1f us at --threads 0 (same ticks, alternating): speedup %.2fx, hashes %s\n",
+    appendf(out, "threads        %u%s: tick p50 %.1f us vs %.1f us serial (same ticks, alternating): speedup %.2fx, hashes %s\n",
             o.threads, o.concurrent_stages ? " with concurrent stages" : "", cmp.parallel_p50_us, cmp.serial_p50_us,
             cmp.speedup, cmp.hashes_equal ? "equal" : "DIFFER");
   return out + slice_table(*f.trace);

@@ -4,15 +4,14 @@
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/dump.h>
 #include <lockstep/inspect/svg.h>
-
-#include "reader.h"
+#include <lockstep/io/byte_order.h>
+#include <lockstep/io/le_reader.h>
 
 #include <cereal/archives/portable_binary.hpp>
 
 #include <bit>
 #include <cstring>
 #include <exception>
-#include <istream>
 #include <ostream>
 
 #ifndef LOCKSTEP_BUILD_FLAGS
@@ -209,14 +208,14 @@ std::vector<std::byte> encode_bundle(const Bundle& b) {
     put_bytes(ar, b.inputs);
   }
   const std::uint64_t sum = xxh3_64(out);
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::byte>((sum >> (8 * i)) & 0xFFu));
+  io::append_u64(out, sum);
   return out;
 }
 
 // ---- reading ---------------------------------------------------------------------------
 
 namespace {
-using detail::Reader;
+using Reader = io::BasicLeReader<FileStatus>;
 constexpr std::uint32_t kMaxText = 1u << 20;
 
 bool get_state(Reader& r, State& s, bool verify, std::string_view name, const char* what) {
@@ -250,7 +249,7 @@ bool get_hash(Reader& r, HashBreakdown& h) {
 FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::string_view name, bool verify_checksum) {
   out = Bundle{};
   auto fail = [&](ErrorCode code, std::uint64_t offset, const std::string& what) {
-    return detail::file_error(name, code, offset, what);
+    return io::file_error<FileStatus>(name, code, offset, what);
   };
   const std::uint64_t size = bytes.size();
   if (size > kMaxBundleBytes)
@@ -262,19 +261,18 @@ FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::str
     return fail(ErrorCode::Corrupt, 0, "expected the little-endian flag 1, found " + std::to_string(std::to_integer<unsigned>(bytes[0])));
   if (std::memcmp(bytes.data() + 1, kBundleMagic, 8) != 0) return fail(ErrorCode::Corrupt, 1, "expected the bundle magic \"LSBUNDLE\"");
   const std::uint64_t body = size - 8;
-  const std::uint64_t stored = detail::load_le64(bytes.data() + body);
+  const std::uint64_t stored = io::get_u64(bytes.data() + body);
   const std::uint64_t actual = xxh3_64(bytes.first(body));
   if (verify_checksum && stored != actual)
     return fail(ErrorCode::Corrupt, body, "expected checksum " + to_hex(actual) + " of the preceding bytes, stored " +
                                               to_hex(stored) + " (truncated or corrupted)");
   try {
-    hash::ByteSpanSource src(bytes.data(), body);
-    std::istream is(&src);
-    cereal::PortableBinaryInputArchive ar(is, cereal::PortableBinaryInputArchive::Options::Default());
-    Reader r(src, ar, name);
+    Reader r(bytes.first(body), name);
+    std::uint8_t endianness = 0;
     char magic[8];
     std::uint32_t version = 0;
-    if (!r.raw(magic, 8, "magic") || !r.num(version, "format version")) return std::move(r.status());
+    if (!r.num(endianness, "endianness flag") || !r.raw(magic, 8, "magic") || !r.num(version, "format version"))
+      return std::move(r.status());
     if (version != kBundleVersion) {
       r.error_at(ErrorCode::Mismatch, 9, "expected bundle format version " + std::to_string(kBundleVersion) + ", found " +
                                              std::to_string(version));
@@ -283,16 +281,16 @@ FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::str
     Bundle& b = out;
     std::uint32_t nfacts = 0, nsides = 0;
     std::uint8_t flag = 0;
-    bool ok = r.str(b.source, 64, "source") && r.str(b.sim_name, 64, "sim name") && r.num(b.sim_version, "sim version") &&
+    bool ok = r.text(b.source, 64, "source") && r.text(b.sim_name, 64, "sim name") && r.num(b.sim_version, "sim version") &&
               r.num(b.input_schema, "input schema") && r.num(b.input_size, "input size") &&
               r.num(b.config.players, "players") && r.num(b.config.units, "units") && r.num(b.config.seed, "seed") &&
               r.num(b.config.params[0], "params") && r.num(b.config.params[1], "params") &&
               r.num(b.config.params[2], "params") && r.num(b.config.params[3], "params") && r.num(b.tick, "tick") &&
-              r.str(b.system, 255, "system name") && r.str(b.report, kMaxText, "report") && r.num(nfacts, "fact count");
+              r.text(b.system, 255, "system name") && r.text(b.report, kMaxText, "report") && r.num(nfacts, "fact count");
     if (ok && nfacts > 64) ok = r.error(ErrorCode::Corrupt, "expected at most 64 facts, found " + std::to_string(nfacts));
     for (std::uint32_t i = 0; ok && i < nfacts; ++i) {
       std::pair<std::string, std::string> f;
-      ok = r.str(f.first, 255, "fact name") && r.str(f.second, 4096, "fact value");
+      ok = r.text(f.first, 255, "fact name") && r.text(f.second, 4096, "fact value");
       b.facts.push_back(std::move(f));
     }
     const std::uint64_t sides_at = r.pos();
@@ -302,7 +300,7 @@ FileStatus decode_bundle(std::span<const std::byte> bytes, Bundle& out, std::str
     for (std::uint32_t i = 0; ok && i < nsides; ++i) {
       BundleSide s;
       const std::uint64_t flag_at = r.pos() + 4;
-      ok = r.str(s.label, 255, "side label") && r.num(flag, "side state flag");
+      ok = r.text(s.label, 255, "side label") && r.num(flag, "side state flag");
       if (ok && flag > 1) ok = r.error_at(ErrorCode::Corrupt, flag_at + s.label.size(), "expected a state flag 0 or 1, found " + std::to_string(flag));
       s.has_state = flag == 1;
       if (ok && s.has_state) ok = get_state(r, s.state, verify_checksum, name, "side state");

@@ -14,10 +14,12 @@ namespace {
 
 using detail::appendf;
 
-FileReport failed(std::string error, std::optional<replay::ReplayStatus> status = std::nullopt) {
+FileReport failed(std::string error, std::optional<replay::ReplayStatus> status = std::nullopt,
+                  FileReportProblem problem = FileReportProblem::Other) {
   FileReport r;
   r.error = std::move(error);
   r.status = std::move(status);
+  r.problem = problem;
   return r;
 }
 
@@ -42,7 +44,8 @@ FileReport systems_report(const FileReportRequest& q) {
   replay::SimConfig config;
   if (sim == nullptr) {
     if (q.path.empty())
-      return failed("info --systems: give a sim name (" + replay::describe_registered_sims() + ") or a replay file");
+      return failed("a system schedule needs a sim name (" + replay::describe_registered_sims() + ") or a replay file",
+                    std::nullopt, FileReportProblem::NoScheduleSubject);
     if (is_embedded(q) && q.embedded.empty()) return failed(no_embedded(q));
     replay::OpenedReplay loaded;
     replay::OpenFailure why;
@@ -59,7 +62,8 @@ FileReport systems_report(const FileReportRequest& q) {
   }
   replay::Schedule schedule;
   if (Status st = replay::build_schedule(*sim, config, schedule); !st.ok()) {
-    FileReport f = failed("info --systems: setup of " + std::string(sim->name()) + " failed: " + st.message());
+    FileReport f = failed("setup of " + std::string(sim->name()) + " failed: " + st.message(), std::nullopt,
+                          FileReportProblem::ScheduleSetup);
     f.warnings = std::move(r.warnings);
     return f;
   }
@@ -137,8 +141,9 @@ FileReport replay_report(const FileReportRequest& q) {
 FileReport describe_file_report(const FileReportRequest& q) {
   if (q.systems) return systems_report(q);
   if (q.sims && !q.path.empty())
-    return failed("info --sims lists the sims of this build and takes no file (got '" + q.path +
-                  "'); drop --sims to describe the file");
+    return failed("listing the sims of this build takes no file (got '" + q.path +
+                      "'); without the listing the file is described",
+                  std::nullopt, FileReportProblem::SimsWithPath);
   if (q.sims || q.path.empty()) {
     FileReport r;
     r.out = sims_report(q.json);

@@ -137,9 +137,7 @@ void verify_by_system(replay::Runner& runner, const replay::Replay& r, replay::V
   by_system = synctest_by_system(
       runner, r.frame_count(),
       [&](std::uint64_t t, const World&, std::span<std::byte> frame) {
-        const auto f = r.frame(t);
-        std::copy(f.begin(), f.end(), frame.begin());
-        replay::Runner::canonical_to_host(input, frame);
+        replay::Runner::copy_to_host(input, r.frame(t), frame);
       },
       {}, [&](std::uint64_t tick, const World&) { return checks.check(tick, runner.hash()); });
   if (!by_system.status.ok()) {

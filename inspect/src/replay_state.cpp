@@ -2,7 +2,7 @@
 #include <lockstep/inspect/replay_state.h>
 
 #include <lockstep/hash/world_snapshot.h>
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 
 #include <algorithm>
 #include <vector>
@@ -48,9 +48,7 @@ FileStatus advance_to(replay::Runner& runner, const replay::Replay& r, std::uint
   std::vector<std::byte> frame(r.header.frame_bytes());
   const TypeDescriptor& input = runner.sim().input_type();
   while (runner.tick() < tick) {
-    const auto f = r.frame(runner.tick());
-    std::copy(f.begin(), f.end(), frame.begin());
-    replay::Runner::canonical_to_host(input, frame);
+    replay::Runner::copy_to_host(input, r.frame(runner.tick()), frame);
     const Status s = runner.step(frame);
     if (!s.ok())
       return error(s.code(), name, "tick " + std::to_string(runner.tick()) + ": the sim rejected the frame: " + s.message());

@@ -1,8 +1,9 @@
 // inspect::State: capture, snapshot files through io/'s codec (the one hash/ uses), value formatting.
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/state.h>
 
+#include <lockstep/io/byte_order.h>
 #include <lockstep/io/snapshot_codec.h>
 
 #include <cstdio>
@@ -190,10 +191,7 @@ std::vector<std::byte> encode_state(const State& s) {
 // ---- values -----------------------------------------------------------------------------
 
 std::uint64_t element_bits(const Field& f, const std::byte* value, std::uint32_t k) noexcept {
-  const std::byte* p = value + f.offset + std::size_t{k} * f.element_size;
-  std::uint64_t v = 0;
-  for (std::uint32_t i = 0; i < f.element_size; ++i) v |= std::to_integer<std::uint64_t>(p[i]) << (8 * i);
-  return v;
+  return io::get_le(value + f.offset + std::size_t{k} * f.element_size, f.element_size);
 }
 
 namespace {

@@ -21,12 +21,17 @@ bool bundle_side(const std::string& path, std::span<const std::byte> bytes, std:
   out.is_bundle = true;
   const FileStatus st = decode_bundle(bytes, out.bundle, path);
   if (!st.ok()) return failed(st.message, why);
-  if (side >= out.bundle.sides.size())
-    return failed(path + ": --side " + std::to_string(side) + ": the bundle has " +
-                      std::to_string(out.bundle.sides.size()) + " side(s)",
+  if (side >= out.bundle.sides.size()) {
+    out.problem = StateSourceProblem::NoSuchSide;
+    return failed(path + ": side " + std::to_string(side) + ": the bundle has " + std::to_string(out.bundle.sides.size()) +
+                      " side(s)",
                   why);
+  }
   const BundleSide& s = out.bundle.sides[side];
-  if (!s.has_state) return failed(path + ": side '" + s.label + "' has hashes only, no state (use --side)", why);
+  if (!s.has_state) {
+    out.problem = StateSourceProblem::SideWithoutState;
+    return failed(path + ": side '" + s.label + "' has hashes only, no state (another side may hold one)", why);
+  }
   out.state = s.state;
   std::vector<std::string> marks;
   for (const auto& [k, v] : out.bundle.facts)

@@ -1,8 +1,8 @@
 // Per-system localisation (systems.h).
 #include <lockstep/inspect/systems.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/replay/replay_file.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <algorithm>
 #include <memory>
@@ -98,8 +98,8 @@ SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks,
       r.first = capture(after_stage[bad].view());
       r.again = capture(w.storage());
       r.before = capture(start.view());
-      r.frame = frame;
-      replay::Runner::host_to_canonical(runner.sim().input_type(), r.frame);
+      r.frame.resize(frame.size());
+      replay::Runner::copy_to_canonical(runner.sim().input_type(), frame, r.frame);
       r.diff = diff(r.first, r.again, options);
       r.ticks = t + 1;
       return r;
@@ -133,9 +133,7 @@ FrameFn recorded_frames(const replay::Sim& sim, const replay::Replay& recording)
   const TypeDescriptor* input = &sim.input_type();
   const replay::Replay* rec = &recording;
   return [input, rec](std::uint64_t t, const World&, std::span<std::byte> frame) {
-    const auto f = rec->frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    replay::Runner::canonical_to_host(*input, frame);
+    replay::Runner::copy_to_host(*input, rec->frame(t), frame);
   };
 }
 

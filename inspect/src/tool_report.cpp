@@ -3,7 +3,7 @@
 #include <lockstep/inspect/json_writer.h>
 #include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <algorithm>
 #include <cstdarg>

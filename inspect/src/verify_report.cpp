@@ -82,7 +82,7 @@ std::string against_desync_report(const std::string& a, const std::string& b, co
   std::string out = "DESYNC at tick " + ull(c.tick) + " (A " + a + " vs B " + b + "): " + c.differs + "\n";
   if (f.diff) return out + format_text(*f.diff, "A", "B");
   return out + "(no checkpoint of tick " + ull(c.tick) +
-         " in both recordings: record with --checkpoint-every 1 for the field-level diff)\n";
+         " in both recordings: recordings with a checkpoint every tick give the field-level diff)\n";
 }
 
 std::string system_divergence_report(const std::string& name, const SystemSyncResult& r, const std::string& bundle,
@@ -97,7 +97,7 @@ std::string system_divergence_report(const std::string& name, const SystemSyncRe
 }
 
 std::string system_sync_ok_report(const std::string& name, const SystemSyncResult& r, bool json) {
-  if (!json) return "OK synctest --per-system " + name + ": " + ull(r.ticks) + " ticks, every stage of every tick reproduced\n";
+  if (!json) return "OK per-system sync test " + name + ": " + ull(r.ticks) + " ticks, every stage of every tick reproduced\n";
   JsonWriter j;
   j.begin().field("ok", true).field("source", name).field("per_system", true).field("ticks", r.ticks).end();
   return j.str() + "\n";

@@ -1,9 +1,9 @@
 // Snapshot files → SnapshotImage (snapshot_codec.h; layout in docs/hashing.md). The only
 // parser of the format: hash/ and inspect/ both call decode_snapshot_image.
+#include <lockstep/io/byte_order.h>
+#include <lockstep/io/le_reader.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/view_state.h>
-
-#include "le_reader.h"
+#include <lockstep/query/view_state.h>
 
 #include <algorithm>
 #include <cstring>
@@ -170,14 +170,6 @@ bool read_body(LeReader& r, SnapshotImage& s, const SnapshotLimits& limits) {
   return true;
 }
 
-CodecStatus file_error(std::string_view file, ErrorCode code, std::uint64_t offset, const std::string& what) {
-  CodecStatus st;
-  st.code = code;
-  st.offset = offset;
-  st.message = std::string(file) + ": byte " + std::to_string(offset) + ": " + what;
-  return st;
-}
-
 std::string hex(std::uint64_t v) {
   static const char* digits = "0123456789abcdef";
   std::string s(16, '0');
@@ -191,9 +183,7 @@ std::uint32_t snapshot_file_version(std::span<const std::byte> bytes) noexcept {
   if (bytes.size() < kPreamble || std::to_integer<unsigned>(bytes[0]) != 1 ||
       std::memcmp(bytes.data() + 1, kSnapshotMagic, sizeof kSnapshotMagic) != 0)
     return 0;
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(bytes[9 + static_cast<std::size_t>(i)]) << (8 * i);
-  return v;
+  return get_u32(bytes.data() + 9);
 }
 
 CodecStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImage& out, std::string_view name,
@@ -210,7 +200,7 @@ CodecStatus decode_snapshot_image(std::span<const std::byte> bytes, SnapshotImag
     return file_error(name, ErrorCode::Corrupt, 1, "expected the snapshot magic \"LSSNAP\\r\\n\"");
   // Every format version ends with this checksum, so it is checked before the version.
   const std::uint64_t body = size - kChecksum;
-  const std::uint64_t stored = LeReader::load_le64(bytes.data() + body);
+  const std::uint64_t stored = get_u64(bytes.data() + body);
   const std::uint64_t actual = snapshot_checksum(bytes.first(body));
   if (verify_checksum && stored != actual)
     return file_error(name, ErrorCode::Corrupt, body, "expected checksum " + hex(actual) + " of the preceding bytes, stored " +

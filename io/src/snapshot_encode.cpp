@@ -3,8 +3,8 @@
 // here, so a file is the same bytes whichever side wrote it.
 #include <lockstep/io/byte_order.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/view_state.h>
-#include <lockstep/world.h>
+#include <lockstep/query/view_state.h>
+#include <lockstep/store/world.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -15,28 +15,19 @@ namespace lockstep::io {
 namespace {
 
 void put8(std::vector<std::byte>& o, std::uint8_t v) { o.push_back(static_cast<std::byte>(v)); }
-void put16(std::vector<std::byte>& o, std::uint16_t v) {
-  for (int i = 0; i < 2; ++i) o.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
-}
-void put32(std::vector<std::byte>& o, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) o.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
-}
-void put64(std::vector<std::byte>& o, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) o.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
-}
 void put_str(std::vector<std::byte>& o, const std::string& s) {
-  put32(o, static_cast<std::uint32_t>(s.size()));
+  append_u32(o, static_cast<std::uint32_t>(s.size()));
   for (char c : s) o.push_back(static_cast<std::byte>(c));
 }
 void put_type(std::vector<std::byte>& o, const SnapshotType& t) {
   put_str(o, t.name);
-  put32(o, t.size);
-  put32(o, static_cast<std::uint32_t>(t.fields.size()));
+  append_u32(o, t.size);
+  append_u32(o, static_cast<std::uint32_t>(t.fields.size()));
   for (const SnapshotField& f : t.fields) {
     put_str(o, f.name);
-    put32(o, f.offset);
-    put16(o, f.element_size);
-    put16(o, f.count);
+    append_u32(o, f.offset);
+    append_u16(o, f.element_size);
+    append_u16(o, f.count);
     put8(o, f.kind);
   }
 }
@@ -81,32 +72,32 @@ void encode_snapshot_image(const SnapshotImage& s, std::vector<std::byte>& o) {
   o.clear();
   put8(o, 1);  // little-endian flag (the first byte cereal's portable archives write)
   for (char c : kSnapshotMagic) o.push_back(static_cast<std::byte>(c));
-  put32(o, s.has_views ? kSnapshotVersionViews : kSnapshotVersion);
-  put32(o, 0);
-  put32(o, static_cast<std::uint32_t>(s.components.size()));
+  append_u32(o, s.has_views ? kSnapshotVersionViews : kSnapshotVersion);
+  append_u32(o, 0);
+  append_u32(o, static_cast<std::uint32_t>(s.components.size()));
   for (const SnapshotType& t : s.components) put_type(o, t);
-  put32(o, static_cast<std::uint32_t>(s.resources.size()));
+  append_u32(o, static_cast<std::uint32_t>(s.resources.size()));
   for (const SnapshotType& t : s.resources) put_type(o, t);
-  put64(o, s.tick);
-  put32(o, static_cast<std::uint32_t>(s.generations.size()));
-  for (std::uint32_t g : s.generations) put32(o, g);
+  append_u64(o, s.tick);
+  append_u32(o, static_cast<std::uint32_t>(s.generations.size()));
+  for (std::uint32_t g : s.generations) append_u32(o, g);
   for (std::uint8_t a : s.alive) put8(o, a);
-  put32(o, static_cast<std::uint32_t>(s.free_slots.size()));
-  for (std::uint32_t f : s.free_slots) put32(o, f);
-  put32(o, static_cast<std::uint32_t>(s.archetypes.size()));
+  append_u32(o, static_cast<std::uint32_t>(s.free_slots.size()));
+  for (std::uint32_t f : s.free_slots) append_u32(o, f);
+  append_u32(o, static_cast<std::uint32_t>(s.archetypes.size()));
   for (const SnapshotArchetype& a : s.archetypes) {
-    put32(o, static_cast<std::uint32_t>(a.components.size()));
+    append_u32(o, static_cast<std::uint32_t>(a.components.size()));
     for (std::uint32_t c : a.components) put8(o, static_cast<std::uint8_t>(c));
-    put32(o, static_cast<std::uint32_t>(a.slots.size()));
-    for (std::uint32_t sl : a.slots) put32(o, sl);
+    append_u32(o, static_cast<std::uint32_t>(a.slots.size()));
+    for (std::uint32_t sl : a.slots) append_u32(o, sl);
     for (const auto& col : a.columns) o.insert(o.end(), col.begin(), col.end());
   }
   for (const auto& v : s.resource_values) o.insert(o.end(), v.begin(), v.end());
   if (s.has_views) {
-    put64(o, s.views.size());
+    append_u64(o, s.views.size());
     o.insert(o.end(), s.views.begin(), s.views.end());
   }
-  put64(o, snapshot_checksum(o));
+  append_u64(o, snapshot_checksum(o));
 }
 
 CodecStatus snapshot_image_of(const StorageView& state, SnapshotImage& s) {

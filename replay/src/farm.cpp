@@ -47,18 +47,27 @@ std::vector<std::string> list_replays(const std::vector<std::string>& inputs) {
   return out;
 }
 
-void parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
+namespace {
+constexpr const char* kShardExpected = "expected I/N with 1 <= I <= N <= 100000";
+
+bool shard_parts(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
   const auto slash = text.find('/');
-  auto number = [&](const std::string& s) -> std::uint32_t {
-    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw std::runtime_error("--shard '" + text + "': expected I/N with 1 <= I <= N <= 100000");
-    return static_cast<std::uint32_t>(std::stoul(s));
+  auto number = [](const std::string& s, std::uint32_t& v) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    v = static_cast<std::uint32_t>(std::stoul(s));
+    return true;
   };
-  if (slash == std::string::npos) number("");
-  index = number(text.substr(0, slash));
-  count = number(text.substr(slash + 1));
-  if (count < 1 || count > 100000 || index < 1 || index > count)
-    throw std::runtime_error("--shard '" + text + "': expected I/N with 1 <= I <= N <= 100000");
+  std::uint32_t i = 0, n = 0;
+  if (slash == std::string::npos || !number(text.substr(0, slash), i) || !number(text.substr(slash + 1), n)) return false;
+  if (n < 1 || n > 100000 || i < 1 || i > n) return false;
+  index = i;
+  count = n;
+  return true;
+}
+}  // namespace
+
+void parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
+  if (!shard_parts(text, index, count)) throw std::runtime_error("shard '" + text + "': " + kShardExpected);
 }
 
 std::vector<std::string> shard_of(const std::vector<std::string>& sorted, std::uint32_t index, std::uint32_t count) {
@@ -106,27 +115,35 @@ std::string farm_summary_line(const FarmResult& r) {
 
 std::string select_farm_replays(const std::vector<std::string>& inputs, const std::string& shard,
                                 const std::string& out_dir, FarmSelection& out) {
+  auto failed = [&](FarmSelectionProblem problem, std::string message, std::string detail = {}) {
+    out.problem = problem;
+    out.detail = std::move(detail);
+    return message;
+  };
+  out.problem = FarmSelectionProblem::None;
+  out.detail.clear();
   try {
     out.all = list_replays(inputs);
-    if (!shard.empty()) parse_shard(shard, out.shard, out.shards);
   } catch (const std::exception& e) {
-    return e.what();
+    return failed(FarmSelectionProblem::Inputs, e.what());
   }
+  if (!shard.empty() && !shard_parts(shard, out.shard, out.shards))
+    return failed(FarmSelectionProblem::Shard, "shard '" + shard + "': " + kShardExpected, kShardExpected);
   if (out.all.empty()) {
     std::string names;
     for (const std::string& i : inputs) names += (names.empty() ? "" : ", ") + i;
-    return "no *.replay files in " + names;
+    return failed(FarmSelectionProblem::NoReplays, "no *.replay files in " + names);
   }
   if (!out_dir.empty()) {
     // One output file per replay name: two replays called the same would overwrite each other.
     std::map<std::string, std::string> outputs;
     for (const std::string& r : out.all) {
       const auto [it, fresh] = outputs.emplace(trace_output_for(r, out_dir), r);
-      if (!fresh) return it->second + " and " + r + " would both write " + it->first;
+      if (!fresh) return failed(FarmSelectionProblem::SameOutput, it->second + " and " + r + " would both write " + it->first);
     }
     std::error_code ec;
     fs::create_directories(out_dir, ec);
-    if (ec) return "--out-dir " + out_dir + ": " + ec.message();
+    if (ec) return failed(FarmSelectionProblem::OutDir, "output directory " + out_dir + ": " + ec.message(), ec.message());
   }
   out.mine = shard_of(out.all, out.shard, out.shards);
   return {};

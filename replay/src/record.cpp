@@ -28,8 +28,8 @@ Status record_bots(const Sim& sim, const SimConfig& config, std::uint64_t bot_se
     for (std::uint32_t p = 0; p < config.players; ++p)
       bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + std::size_t{p} * in, in));
     if (Status s = runner.step(frame); !s.ok()) return s;
-    std::vector<std::byte> canonical = frame;
-    Runner::host_to_canonical(sim.input_type(), canonical);
+    std::vector<std::byte> canonical(frame.size());
+    Runner::copy_to_canonical(sim.input_type(), frame, canonical);
     out.inputs.insert(out.inputs.end(), canonical.begin(), canonical.end());
     out.add_hash(runner.hash());
     if (checkpoint_every != 0 && runner.tick() % checkpoint_every == 0) {
@@ -137,8 +137,7 @@ bool record_bots_to_file(const Sim& sim, const SimConfig& config, std::uint64_t 
       why.message = "tick " + std::to_string(t) + ": the sim rejected the step: " + s.message();
       return false;
     }
-    canonical = frame;
-    Runner::host_to_canonical(sim.input_type(), canonical);
+    Runner::copy_to_canonical(sim.input_type(), frame, canonical);
     if (!sink.tick(canonical, runner, why)) return false;
   }
   if (!sink.close(why)) return false;
@@ -149,7 +148,9 @@ bool record_bots_to_file(const Sim& sim, const SimConfig& config, std::uint64_t 
 std::string bot_match_config(const BotMatch& match, const Sim*& sim, SimConfig& config) {
   sim = find_sim_including_hidden(match.sim);
   if (sim == nullptr) return "unknown sim '" + match.sim + "' (known: " + describe_registered_sims() + ")";
-  if (match.params.size() > std::size(config.params)) return "--param takes at most 4 values";
+  if (match.params.size() > std::size(config.params))
+    return "a sim takes at most " + std::to_string(std::size(config.params)) + " parameters (got " +
+           std::to_string(match.params.size()) + ")";
   config = SimConfig{};
   config.players = match.players;
   config.units = match.units;

@@ -4,7 +4,7 @@
 #include <lockstep/hash/byte_stream.h>
 #include <lockstep/hash/durable_file.h>
 #include <lockstep/hash/world_snapshot.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 #include <lockstep/replay/replay_file.h>
 
 #include "replay_io.h"

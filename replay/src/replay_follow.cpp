@@ -3,7 +3,7 @@
 
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/world_snapshot.h>
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 
 #include "replay_io.h"
 
@@ -182,9 +182,7 @@ ReplayStatus ReplayFollower::poll(ByteSource& source) {
   const TypeDescriptor& input = s.runner->sim().input_type();
   for (std::uint32_t n = 0; s.runner->tick() < goal && n < s.options.max_ticks_per_poll; ++n) {
     const std::uint64_t t = s.runner->tick();
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), s.frame.begin());
-    Runner::canonical_to_host(input, s.frame);
+    Runner::copy_to_host(input, r.frame(t), s.frame);
     const Status st = s.runner->step(s.frame);
     if (!st.ok())
       return s.stop(fail_tick(st.code(), s.name, 0, t, std::string("the sim rejected the frame: ") + st.message()));

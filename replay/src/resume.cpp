@@ -1,8 +1,8 @@
 #include <lockstep/replay/resume.h>
 
 #include <lockstep/hash/world_snapshot.h>
-#include <lockstep/snapshot.h>
-#include <lockstep/view.h>
+#include <lockstep/store/snapshot.h>
+#include <lockstep/query/view.h>
 
 #include "replay_io.h"
 
@@ -75,8 +75,7 @@ ReplayStatus resume_from_recording(Runner& runner, const Replay& history, Replay
   Snapshot checkpoint(runner.world());
   for (std::uint64_t t = start; t < history.frame_count(); ++t) {
     const std::span<const std::byte> canonical = history.frame(t);
-    std::copy(canonical.begin(), canonical.end(), frame.begin());
-    Runner::canonical_to_host(input, frame);
+    Runner::copy_to_host(input, canonical, frame);
     if (Status st = runner.step(frame); !st.ok())
       return fail_tick(ErrorCode::Mismatch, name, 0, t, std::string("the sim refused the tick: ") + st.message());
     const StateHash& after = runner.hash();

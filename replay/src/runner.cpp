@@ -35,14 +35,27 @@ SystemResult Runner::run_system(std::uint32_t index) noexcept {
 }
 
 void Runner::setThreads(std::uint32_t threads) {
-  world_->setThreadPool(nullptr);
-  pool_.reset();
+  setExecutor(nullptr);
   if (threads == 0) return;
   pool_ = std::make_unique<ThreadPool>(threads);
-  world_->setThreadPool(pool_.get());
+  executor_ = pool_.get();
+  attach_executor(*world_);
 }
 
-std::uint32_t Runner::threads() const noexcept { return pool_ == nullptr ? 0 : pool_->threads(); }
+void Runner::setExecutor(Executor* executor) noexcept {
+  world_->setExecutor(nullptr);
+  pool_.reset();
+  executor_ = executor;
+  attach_executor(*world_);
+}
+
+// The bundled pool goes in through setThreadPool, so World::threadPool() names it as before.
+void Runner::attach_executor(World& w) noexcept {
+  if (pool_ != nullptr) w.setThreadPool(pool_.get());
+  else w.setExecutor(executor_);
+}
+
+std::uint32_t Runner::threads() const noexcept { return executor_ == nullptr ? 0 : executor_->threads(); }
 
 // Both checks share one snapshot and three scratch copies, reserved when one is turned on.
 void Runner::reserve_checks() {
@@ -155,9 +168,9 @@ SystemResult Runner::run_checked(std::uint32_t index) noexcept {
   w.save(*check_snapshot_);
   w.copyScratchTo(before);
   const std::uint64_t loops = w.parallelLoops();
-  w.setThreadPool(nullptr);
+  w.setExecutor(nullptr);
   SystemResult r = run_system(index);
-  w.setThreadPool(pool_.get());
+  attach_executor(w);
   if (!r.status.ok() || w.parallelLoops() == loops || access_[index].commands) return r;
   const StateHash serial_hash = hash_world(w);
   w.copyScratchTo(serial);
@@ -215,13 +228,13 @@ Status Runner::advance(std::span<const std::byte> inputs) noexcept {
   const std::uint64_t tick = w.tick();
   // The workers poll for the tick's parallel loops instead of sleeping between them
   // (thread_pool.h): a kernel wake-up per loop costs more than a chunk on a VM.
-  const ThreadPool::AwakeScope awake(pool_.get());
+  const Executor::AwakeScope awake(executor_);
   {
     const ProbeScope slice(probe_, Slice::Inputs, tick);
     w.beginTick();  // scratch resources start every tick from zero (docs/kernel.md)
     sim_->apply_inputs(w, inputs);
   }
-  if (concurrent_ && pool_ != nullptr && pool_->threads() >= 2) {
+  if (concurrent_ && executor_ != nullptr && executor_->threads() >= 2) {
     for (std::uint32_t s = 0; s < stage_count_; ++s)
       if (Status st = run_stage(s, tick); !st.ok()) return st;
   } else {
@@ -251,7 +264,7 @@ Status Runner::run_one(std::uint32_t i, std::uint64_t tick, bool pair_check) noe
   {
     const ProbeScope slice(probe_, Slice::System, tick, systems_.systems()[i].name);
     if (stage_check_ && pair_check) st = check_stage_pairs(i);
-    if (st.ok()) st = parallel_check_ && pool_ != nullptr ? run_checked(i).status : run_system(i).status;
+    if (st.ok()) st = parallel_check_ && executor_ != nullptr ? run_checked(i).status : run_system(i).status;
   }
   return st.ok() ? st : fail(i, st);
 }
@@ -284,7 +297,7 @@ Status Runner::run_stage(std::uint32_t stage, std::uint64_t tick) noexcept {
         const std::uint8_t* members;
       } job{this, members};
       const ProbeScope slice(probe_, Slice::System, tick, stageName(stage));
-      pool_->run(
+      executor_->run(
           count,
           [](void* ctx, std::uint32_t k) noexcept {
             const Job& j = *static_cast<const Job*>(ctx);
@@ -331,6 +344,11 @@ const char* to_string(Slice slice) noexcept {
     case Slice::Resimulate: return "resimulate";
   }
   return "?";
+}
+
+void Runner::copy_to_host(const TypeDescriptor& input, std::span<const std::byte> from, std::span<std::byte> to) noexcept {
+  if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
+  canonical_to_host(input, to.first(from.size()));
 }
 
 void Runner::canonical_to_host(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept {

@@ -28,9 +28,7 @@ SteppedRecording step_recording(Runner& runner, const Sim& sim, const Replay& r,
   }
   const Clock::time_point start = Clock::now();
   for (std::uint64_t t = 0; t < frames; ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(sim.input_type(), frame);
+    Runner::copy_to_host(sim.input_type(), r.frame(t), frame);
     const Clock::time_point t0 = Clock::now();
     const Status s = runner.step(frame);
     const Clock::time_point t1 = Clock::now();

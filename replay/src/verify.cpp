@@ -135,9 +135,7 @@ VerifyResult verify(Runner& runner, const Replay& recording, const VerifyOptions
   const std::uint64_t frames = recording.frame_count();
   std::vector<std::byte> frame(recording.header.frame_bytes());
   for (std::uint64_t t = 0; t < frames; ++t) {
-    const auto f = recording.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(runner.sim().input_type(), frame);
+    Runner::copy_to_host(runner.sim().input_type(), recording.frame(t), frame);
     const Status s = runner.step(frame);
     if (!s.ok()) {
       checks.result().error =
@@ -187,7 +185,7 @@ RecordingComparison compare_recordings(const Replay& a, const std::string& pa, c
     const auto fb = b.frame(t);
     if (!std::equal(fa.begin(), fa.end(), fb.begin(), fb.end())) {
       out.error = pb + ": tick " + std::to_string(t) + ": the input frame differs from " + pa +
-                  " (--against compares two recordings of the same inputs)";
+                  " (the comparison needs two recordings of the same inputs)";
       return out;
     }
   }

@@ -2,7 +2,7 @@
 #include <lockstep/rollback/netsim.h>
 
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <algorithm>
 #include <string>
@@ -221,9 +221,7 @@ void Netsim::check_offline() {
   if (!check(0)) return;
   std::vector<std::byte> frame(ref.header.frame_bytes());
   for (std::uint64_t t = 0; t < ref.frame_count(); ++t) {
-    const auto f = ref.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    replay::Runner::canonical_to_host(options_.sim->input_type(), frame);
+    replay::Runner::copy_to_host(options_.sim->input_type(), ref.frame(t), frame);
     const Status s = offline.step(frame);
     if (!s.ok()) {
       report_.offline_agrees = false;

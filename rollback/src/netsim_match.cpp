@@ -96,7 +96,7 @@ NetsimEvidence netsim_desync_evidence(Netsim& net, bool with_bundle) {
   else if (!r.peers_agree && r.disagreement_tick < d.event.tick)
     text = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
            "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
-           " (use --hash-interval 1 for states at the first divergent tick)\n" + text;
+           " (a hash interval of 1 keeps the states of the first divergent tick)\n" + text;
   text += state_diff_text(net, exact, ours, theirs);
   if (with_bundle) {
     out.bundle = evidence_bundle(net, exact, theirs);

@@ -3,34 +3,19 @@
 
 #include <lockstep/hash/state_hash.h>
 
+#include "session_wire.h"
+
 #include <cstring>
 
 namespace lockstep::rollback {
 
 namespace {
-void put_u16(std::byte* p, std::uint16_t v) noexcept {
-  p[0] = static_cast<std::byte>(v & 0xFFu);
-  p[1] = static_cast<std::byte>(v >> 8);
-}
-void put_u32(std::byte* p, std::uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
-}
-void put_u64(std::byte* p, std::uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
-}
-std::uint32_t get_u16(const std::byte* p) noexcept {
-  return std::to_integer<std::uint32_t>(p[0]) | (std::to_integer<std::uint32_t>(p[1]) << 8);
-}
-std::uint32_t get_u32(const std::byte* p) noexcept {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
-  return v;
-}
-std::uint64_t get_u64(const std::byte* p) noexcept {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
-  return v;
-}
+using session_wire::get_u16;
+using session_wire::get_u32;
+using session_wire::get_u64;
+using session_wire::put_u16;
+using session_wire::put_u32;
+using session_wire::put_u64;
 }  // namespace
 
 const char* packet_error_name(PacketError e) noexcept {

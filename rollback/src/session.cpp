@@ -240,8 +240,7 @@ Status RollbackSession::Impl::confirm() noexcept {
     if (!has(t) || hash_tick[h] != t + 1)
       return fail({ErrorCode::Internal, "RollbackSession: a confirmed tick left the rings"});
     if (sink != nullptr) {
-      std::memcpy(canon.data(), used_at(t), frame_bytes);
-      replay::Runner::host_to_canonical(*input_type, canon);
+      replay::Runner::copy_to_canonical(*input_type, std::span<const std::byte>(used_at(t), frame_bytes), canon);
       sink->on_confirmed(t, canon, hash_ring[h]);
     }
     emitted = t + 1;

@@ -27,7 +27,8 @@ void RollbackSession::Impl::receive() noexcept {
     }
     // Authenticity before anything else is read: a forged message must change nothing.
     const std::uint32_t body_end = size - kTrailerBytes;
-    const std::uint8_t flags = std::to_integer<std::uint8_t>(msg[36]);
+    const MessageHeader h = decode_header(msg.data());
+    const std::uint8_t flags = h.flags;
     if (((flags & kFlagAuthenticated) != 0) != authenticated) {
       ++stats.dropped_auth;  // the other mode, or a forger who did not bother
       continue;
@@ -37,19 +38,18 @@ void RollbackSession::Impl::receive() noexcept {
       ++stats.dropped_auth;
       continue;
     }
-    const std::uint8_t type = std::to_integer<std::uint8_t>(msg[0]);
-    const std::uint32_t sender = std::to_integer<std::uint32_t>(msg[2]);
-    const std::uint32_t their_gone = get_u16(&msg[20]);
-    if (std::to_integer<std::uint8_t>(msg[1]) != kWireVersion || sender != from ||
-        std::to_integer<std::uint32_t>(msg[3]) != players ||
-        get_u32(&msg[4]) != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
+    const std::uint8_t type = h.type;
+    const std::uint32_t sender = h.sender;
+    const std::uint32_t their_gone = h.gone;
+    if (h.version != kWireVersion || sender != from || std::uint32_t{h.players} != players ||
+        h.session_id != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
         type < kMsgInput || type > kMsgRejoinAccept || (flags & ~kFlagAuthenticated) != 0 ||
         (type >= kMsgSyncRequest && type <= kMsgSyncReject && body_end - kHeaderBytes != kSyncBodyBytes) ||
         (type == kMsgRejoinAccept && body_end - kHeaderBytes != kRejoinBodyBytes)) {
       ++stats.malformed;
       continue;
     }
-    const std::uint32_t incarnation = get_u32(&msg[16]);
+    const std::uint32_t incarnation = h.incarnation;
     const bool sync_message = type >= kMsgSyncRequest;
     const std::byte* body = msg.data() + kHeaderBytes;
     const std::uint32_t body_size = body_end - kHeaderBytes;
@@ -82,7 +82,7 @@ void RollbackSession::Impl::receive() noexcept {
     } else if (incarnation != l.incarnation) {
       if (type == kMsgSyncRequest && (get_u32(body + 12) & kSyncFlagRejoin) != 0) {
         // A restarted process asks to play again (authenticated above, like everything).
-        on_rejoin_request(from, incarnation, get_u64(&msg[8]), get_u64(body));
+        on_rejoin_request(from, incarnation, h.tick, get_u64(body));
         continue;
       }
       ++stats.stale;  // an earlier or a restarted run of that peer (or a stranger's guess)
@@ -116,17 +116,17 @@ void RollbackSession::Impl::receive() noexcept {
       l.interrupted = false;
       push_peer_event(SessionEventKind::NetworkResumed, from);
     }
-    remote_tick[from] = std::max(remote_tick[from], get_u64(&msg[8]));
-    const std::uint32_t echo = get_u32(&msg[28]);
+    remote_tick[from] = std::max(remote_tick[from], h.tick);
+    const std::uint32_t echo = h.echo;
     if (echo != kNoEcho) {
-      const std::uint32_t sample = static_cast<std::uint32_t>(now) - echo - get_u32(&msg[32]);
+      const std::uint32_t sample = static_cast<std::uint32_t>(now) - echo - h.echo_held;
       if (sample < 60000000u) l.rtt = l.rtt == 0 ? std::max<std::uint32_t>(sample, 1) : (7 * l.rtt + sample) / 8;
     }
-    l.echo = get_u32(&msg[24]);
+    l.echo = h.clock;
     l.echo_at = now;
     l.echo_valid = true;
     if (is_running && !sync_message) {
-      const auto theirs = static_cast<std::int16_t>(get_u16(&msg[22]));
+      const std::int16_t theirs = h.advantage;
       l.adv_sum += local_advantage(from) - theirs;
       ++l.adv_n;
     }

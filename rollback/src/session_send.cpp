@@ -13,20 +13,21 @@ std::int32_t RollbackSession::Impl::local_advantage(std::uint32_t q) const noexc
 }
 
 void RollbackSession::Impl::write_header(std::uint8_t type, std::uint32_t dest) noexcept {
-  msg[0] = std::byte{type};
-  msg[1] = std::byte{kWireVersion};
-  msg[2] = static_cast<std::byte>(cfg.local_peer);
-  msg[3] = static_cast<std::byte>(players);
-  put_u32(&msg[4], cfg.session_id);
-  put_u64(&msg[8], current());
-  put_u32(&msg[16], cfg.incarnation);
-  put_u16(&msg[20], static_cast<std::uint16_t>(gone_mask));
-  put_u16(&msg[22], static_cast<std::uint16_t>(local_advantage(dest)));  // two's complement
-  put_u32(&msg[24], static_cast<std::uint32_t>(now));
   const Link& l = link[dest];
-  put_u32(&msg[28], l.echo_valid ? l.echo : kNoEcho);
-  put_u32(&msg[32], l.echo_valid ? static_cast<std::uint32_t>(std::min<std::uint64_t>(now - l.echo_at, 0xFFFFFFFEu)) : 0);
-  put_u32(&msg[36], authenticated ? kFlagAuthenticated : 0u);
+  MessageHeader h;
+  h.type = type;
+  h.sender = static_cast<std::uint8_t>(cfg.local_peer);
+  h.players = static_cast<std::uint8_t>(players);
+  h.session_id = cfg.session_id;
+  h.tick = current();
+  h.incarnation = cfg.incarnation;
+  h.gone = static_cast<std::uint16_t>(gone_mask);
+  h.advantage = static_cast<std::int16_t>(local_advantage(dest));  // within ±32767
+  h.clock = static_cast<std::uint32_t>(now);
+  h.echo = l.echo_valid ? l.echo : kNoEcho;
+  h.echo_held = l.echo_valid ? static_cast<std::uint32_t>(std::min<std::uint64_t>(now - l.echo_at, 0xFFFFFFFEu)) : 0;
+  h.flags = authenticated ? kFlagAuthenticated : 0;
+  encode_header(h, msg.data());
 }
 
 void RollbackSession::Impl::transmit(std::uint32_t peer, std::uint32_t size) noexcept {
@@ -79,8 +80,8 @@ void RollbackSession::Impl::send_inputs(std::uint32_t peer, std::uint32_t player
   b += kInputHeadBytes;
   for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, reported_frontier(p));
   for (std::uint32_t i = 0; i < count; ++i, b += input_size) {
-    std::memcpy(b, input_at(first + i, player), input_size);
-    replay::Runner::host_to_canonical(*input_type, std::span<std::byte>(b, input_size));
+    replay::Runner::copy_to_canonical(*input_type, std::span<const std::byte>(input_at(first + i, player), input_size),
+                                      std::span<std::byte>(b, input_size));
   }
   transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
 }
@@ -171,8 +172,7 @@ void RollbackSession::Impl::on_input(std::uint32_t from, const std::byte* b, std
   const std::byte* in = b + head;
   for (std::uint32_t i = 0; i < count; ++i, in += input_size) {
     const std::uint64_t t = first + i;
-    std::memcpy(scratch.data(), in, input_size);
-    replay::Runner::canonical_to_host(*input_type, scratch);
+    replay::Runner::copy_to_host(*input_type, std::span<const std::byte>(in, input_size), scratch);
     if (has(t) && ((known[slot(t)] >> player) & 1u) != 0) {
       if (std::memcmp(input_at(t, player), scratch.data(), input_size) != 0) ++stats.input_conflicts;
       continue;

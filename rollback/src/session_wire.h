@@ -84,4 +84,58 @@ inline std::uint64_t get_u64(const std::byte* p) noexcept {
   return v;
 }
 
+// The common header (above) with its fields named: encoded once by the sender, decoded once by
+// the receiver, which then validates it (session_receive.cpp). The three bytes after `flags`
+// are written 0 and not read.
+struct MessageHeader {
+  std::uint8_t type = 0;
+  std::uint8_t version = kWireVersion;
+  std::uint8_t sender = 0;            // the sender's peer id
+  std::uint8_t players = 0;
+  std::uint32_t session_id = 0;
+  std::uint64_t tick = 0;             // the sender's current tick
+  std::uint32_t incarnation = 0;      // the sender's
+  std::uint16_t gone = 0;             // bit q: the sender declared peer q disconnected
+  std::int16_t advantage = 0;         // the sender's frame advantage over the receiver (time sync)
+  std::uint32_t clock = 0;            // the sender's clock (µs, low bits)
+  std::uint32_t echo = kNoEcho;       // the receiver's clock from its last message (kNoEcho: none)
+  std::uint32_t echo_held = 0;        // µs the sender held that echo
+  std::uint8_t flags = 0;             // kFlagAuthenticated
+};
+
+inline void encode_header(const MessageHeader& h, std::byte* p) noexcept {
+  p[0] = std::byte{h.type};
+  p[1] = std::byte{h.version};
+  p[2] = std::byte{h.sender};
+  p[3] = std::byte{h.players};
+  put_u32(p + 4, h.session_id);
+  put_u64(p + 8, h.tick);
+  put_u32(p + 16, h.incarnation);
+  put_u16(p + 20, h.gone);
+  put_u16(p + 22, static_cast<std::uint16_t>(h.advantage));  // two's complement
+  put_u32(p + 24, h.clock);
+  put_u32(p + 28, h.echo);
+  put_u32(p + 32, h.echo_held);
+  put_u32(p + 36, h.flags);
+}
+
+// `p` holds at least kHeaderBytes bytes.
+inline MessageHeader decode_header(const std::byte* p) noexcept {
+  MessageHeader h;
+  h.type = std::to_integer<std::uint8_t>(p[0]);
+  h.version = std::to_integer<std::uint8_t>(p[1]);
+  h.sender = std::to_integer<std::uint8_t>(p[2]);
+  h.players = std::to_integer<std::uint8_t>(p[3]);
+  h.session_id = get_u32(p + 4);
+  h.tick = get_u64(p + 8);
+  h.incarnation = get_u32(p + 16);
+  h.gone = get_u16(p + 20);
+  h.advantage = static_cast<std::int16_t>(get_u16(p + 22));
+  h.clock = get_u32(p + 24);
+  h.echo = get_u32(p + 28);
+  h.echo_held = get_u32(p + 32);
+  h.flags = std::to_integer<std::uint8_t>(p[36]);
+  return h;
+}
+
 }  // namespace lockstep::rollback::session_wire

@@ -70,9 +70,7 @@ SyncTestResult synctest_replay(const replay::Sim& sim, const replay::Replay& rep
   const TypeDescriptor& type = sim.input_type();
   return run_synctest(runner, distance, replay.frame_count(),
                       [&](std::uint64_t t, const World&, std::span<std::byte> frame) {
-                        const auto f = replay.frame(t);
-                        std::copy(f.begin(), f.end(), frame.begin());
-                        replay::Runner::canonical_to_host(type, frame);
+                        replay::Runner::copy_to_host(type, replay.frame(t), frame);
                       });
 }
 

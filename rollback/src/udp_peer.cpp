@@ -1,7 +1,5 @@
 // One peer process of a match over UDP (udp_peer.h).
-#include <lockstep/hash/state_hash.h>
 #include <lockstep/inspect/bundle.h>
-#include <lockstep/inspect/json_writer.h>
 #include <lockstep/replay/record.h>
 #include <lockstep/rollback/netsim_match.h>
 #include <lockstep/rollback/udp_peer.h>
@@ -16,43 +14,82 @@ std::uint32_t players_for_peers(const replay::Sim& sim, const replay::SimConfig&
   return sim.check_config(c).ok() ? c.players : std::min<std::uint32_t>(peers, 2);
 }
 
-std::string exchange_peer_addresses(const std::vector<std::string>& given, const std::vector<std::string>& peers,
-                                    bool rendezvous, std::vector<std::string>& out) {
+namespace {
+std::optional<UdpPeerFailure> problem(UdpPeerProblem kind, std::string message, std::string detail = {}) {
+  return UdpPeerFailure{std::move(message), std::nullopt, kind, std::move(detail)};
+}
+std::string n(std::uint64_t v) { return std::to_string(v); }
+}  // namespace
+
+std::optional<UdpPeerFailure> exchange_peer_addresses_failure(const std::vector<std::string>& given,
+                                                              const std::vector<std::string>& peers, bool rendezvous,
+                                                              std::vector<std::string>& out) {
   out = given;
   if (rendezvous) {
-    if (!out.empty()) return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
+    if (!out.empty())
+      return problem(UdpPeerProblem::ExchangeWithRendezvous,
+                     "the rendezvous publishes the state-exchange addresses: give none");
     out.assign(peers.size(), std::string());
   } else if (out.empty()) {
     out = exchange_addresses(peers);
     for (std::size_t q = 0; q < out.size(); ++q)
-      if (out[q].empty()) return "--bundle-dir: cannot derive an exchange port from '" + peers[q] + "' (give --exchange-peers)";
+      if (out[q].empty())
+        return problem(UdpPeerProblem::ExchangePort,
+                       "cannot derive a state-exchange port from '" + peers[q] + "' (port + 1): give the exchange addresses",
+                       peers[q]);
   }
-  if (out.size() != peers.size()) return "--exchange-peers needs one address per peer, in peer-id order";
-  return {};
+  if (out.size() != peers.size())
+    return problem(UdpPeerProblem::ExchangeCount, "the state-exchange addresses must be one per peer, in peer-id order (got " +
+                                                      n(out.size()) + " for " + n(peers.size()) + " peers)");
+  return std::nullopt;
+}
+
+std::string exchange_peer_addresses(const std::vector<std::string>& given, const std::vector<std::string>& peers,
+                                    bool rendezvous, std::vector<std::string>& out) {
+  const std::optional<UdpPeerFailure> f = exchange_peer_addresses_failure(given, peers, rendezvous, out);
+  return f ? f->message : std::string();
+}
+
+std::optional<UdpPeerFailure> udp_peer_options_failure(const UdpPeerOptions& o) {
+  const auto peers = static_cast<std::uint32_t>(o.addresses.size());
+  if (peers < 2 || peers > kMaxSessionPeers)
+    return problem(UdpPeerProblem::AddressCount,
+                   "a match needs 2.." + n(kMaxSessionPeers) + " peer addresses (every peer, in peer-id order), got " + n(peers));
+  if (o.session.peers != peers)
+    return problem(UdpPeerProblem::SessionPeers, "session.peers (" + n(o.session.peers) +
+                                                     ") must equal the number of addresses (" + n(peers) + ")");
+  if (o.session.local_peer >= peers)
+    return problem(UdpPeerProblem::LocalPeer, "the local peer (" + n(o.session.local_peer) +
+                                                  ") must be < the number of peers (" + n(peers) + ")");
+  if (o.session.no_auth && !o.session.key_file.empty())
+    return problem(UdpPeerProblem::NoAuthWithKeyFile, "unauthenticated messages (no_auth) and a key file exclude each other");
+  if (!o.relay.empty() && o.record.empty())
+    return problem(UdpPeerProblem::RelayWithoutRecord, "a relay serves the recording: it needs a record file");
+  if (!o.record.empty() && o.checkpoint_every != 0 &&
+      (o.session.hash_interval == 0 || o.checkpoint_every % o.session.hash_interval != 0))
+    return problem(UdpPeerProblem::CheckpointInterval, "the checkpoint interval (" + n(o.checkpoint_every) +
+                                                           ") must be a multiple of the hash interval (" +
+                                                           n(o.session.hash_interval) + ")");
+  if (o.config.players > peers)
+    return problem(UdpPeerProblem::PlayersOverPeers,
+                   "the players (" + n(o.config.players) + ") must be <= the number of peers (" + n(peers) + ")");
+  if (o.session.players != o.config.players)
+    return problem(UdpPeerProblem::SessionPlayers, "session.players (" + n(o.session.players) +
+                                                       ") must equal config.players (" + n(o.config.players) + ")");
+  if (o.session.spectator && o.session.local_peer < o.config.players)
+    return problem(UdpPeerProblem::SpectatorOwnsPlayer, "a spectator's peer id (" + n(o.session.local_peer) +
+                                                            ") must be >= the players (" + n(o.config.players) +
+                                                            "; peer p owns player p)");
+  if (!o.session.spectator && o.session.local_peer >= o.config.players)
+    return problem(UdpPeerProblem::PlayerOwnsNoPlayer, "peer " + n(o.session.local_peer) + " owns no player (" +
+                                                           n(o.config.players) +
+                                                           " players; peer p owns player p): make it a spectator");
+  return std::nullopt;
 }
 
 std::string check_udp_peer_options(const UdpPeerOptions& o) {
-  const auto peers = static_cast<std::uint32_t>(o.addresses.size());
-  if (peers < 2 || peers > kMaxSessionPeers)
-    return "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N";
-  if (o.session.peers != peers)
-    return "session.peers (" + std::to_string(o.session.peers) + ") must equal the number of addresses (" +
-           std::to_string(peers) + ")";
-  if (o.session.local_peer >= peers) return "--id must be < the number of --peers";
-  if (o.session.no_auth && !o.session.key_file.empty()) return "--no-auth and --key-file exclude each other";
-  if (!o.relay.empty() && o.record.empty()) return "--relay serves the recording: give --record FILE too";
-  if (!o.record.empty() && o.checkpoint_every != 0 &&
-      (o.session.hash_interval == 0 || o.checkpoint_every % o.session.hash_interval != 0))
-    return "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(o.session.hash_interval) + ")";
-  if (o.config.players > peers) return "--players must be <= the number of peers";
-  if (o.session.players != o.config.players)
-    return "session.players (" + std::to_string(o.session.players) + ") must equal config.players (" +
-           std::to_string(o.config.players) + ")";
-  if (o.session.spectator && o.session.local_peer < o.config.players)
-    return "a spectator's --id must be >= --players (peer p owns player p)";
-  if (!o.session.spectator && o.session.local_peer >= o.config.players)
-    return "--id owns no player: use 'lockstep spectate' for a spectator";
-  return {};
+  const std::optional<UdpPeerFailure> f = udp_peer_options_failure(o);
+  return f ? f->message : std::string();
 }
 
 namespace {
@@ -91,11 +128,11 @@ std::optional<UdpPeerFailure> UdpPeer::open_sockets() {
   pc.rendezvous = !o_.rendezvous.empty();
   const bool exchange = !o_.bundle_dir.empty();
   std::vector<std::string> xaddresses;
-  const std::string bad_exchange =
-      exchange ? exchange_peer_addresses(o_.exchange_peers, o_.addresses, pc.rendezvous, xaddresses) : std::string();
-  if (bad_exchange.empty()) pc.exchange_peers = xaddresses;
+  const std::optional<UdpPeerFailure> bad_exchange =
+      exchange ? exchange_peer_addresses_failure(o_.exchange_peers, o_.addresses, pc.rendezvous, xaddresses) : std::nullopt;
+  if (!bad_exchange) pc.exchange_peers = xaddresses;
   if (std::string e = open_peer_sockets(pc, udp_, xudp_); !e.empty()) return failure(e);
-  if (!bad_exchange.empty()) return failure(bad_exchange);
+  if (bad_exchange) return bad_exchange;
   if (o_.rendezvous.empty()) return std::nullopt;
   const std::string e = rendezvous_in_directory(o_.rendezvous, o_.session.local_peer, o_.session.peers,
                                                 o_.session.sync_timeout_us, udp_, exchange ? &xudp_ : nullptr);
@@ -122,16 +159,18 @@ std::optional<UdpPeerFailure> UdpPeer::start_recording() {
 }
 
 std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
-  if (std::string why = check_udp_peer_options(o_); !why.empty()) return failure(why);
+  if (auto f = udp_peer_options_failure(o_)) return f;
   if (!runner_.status().ok()) return failure(std::string("cannot build the world: ") + runner_.status().message());
   if (auto f = open_sockets()) return f;
   if (std::string why = peer_session_config(o_.session, sc_, key_source_); !why.empty()) return failure(why);
   if (o_.session.no_auth)
-    observer.on_log("WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
-                    "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
+    observer.on_warning(UdpPeerWarning::Unauthenticated,
+                        "WARNING: messages are not authenticated (no_auth); anyone who can send to this port can inject "
+                        "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
   else if (key_source_ == MatchKeySource::DerivedFromSessionId)
-    observer.on_log("WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
-                    "for tests and demos; docs/rollback.md, \"Threat model\")");
+    observer.on_warning(UdpPeerWarning::DerivedKey,
+                        "WARNING: no key file: the match key is derived from the session id, which is no secret "
+                        "(INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")");
   if (!o_.rejoin.empty()) {
     // The survivor's confirmed history, fetched from its relay, replayed (every hash checked)
     // into the runner and, with a recording, into ours.
@@ -140,11 +179,13 @@ std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
     RejoinFailure why;
     if (!rejoin_from_relay(o_.rejoin, rc, static_cast<std::uint32_t>(o_.session.sync_timeout_us / 1000), sim_, o_.config,
                            runner_, o_.record, recorder_, why)) {
-      const std::string message = "--rejoin " + o_.rejoin + ": " + why.message;
-      if (why.kind == RejoinFailure::Kind::Recording) return UdpPeerFailure{message, why.file};
+      const std::string message = "rejoin through the relay at " + o_.rejoin + ": " + why.message;
       if (why.kind == RejoinFailure::Kind::OtherMatch)
-        return failure(message + "; give the same --sim, --players, --units and --seed as before the restart");
-      return failure(message);
+        return UdpPeerFailure{message + "; configure the world (sim, players, units, seed) as before the restart",
+                              std::nullopt, UdpPeerProblem::RejoinOtherMatch, why.message};
+      std::optional<replay::ReplayStatus> file;
+      if (why.kind == RejoinFailure::Kind::Recording) file = why.file;
+      return UdpPeerFailure{message, std::move(file), UdpPeerProblem::Rejoin, why.message};
     }
     observer.on_log("replayed the survivor's confirmed history to tick " + std::to_string(runner_.world().tick()) +
                     "; asking to rejoin");
@@ -159,7 +200,8 @@ std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
     rc.max_subscribers = o_.relay_slots;
     relay_ = std::make_unique<RelayServer>();
     std::string error;
-    if (!relay_->open(rc, error)) return failure("--relay " + o_.relay + ": " + error);
+    if (!relay_->open(rc, error))
+      return UdpPeerFailure{"relay at " + o_.relay + ": " + error, std::nullopt, UdpPeerProblem::Relay, error};
     recording_ = std::make_unique<replay::GrowingFileSource>(o_.record);
     observer.on_log("relaying the recording to watchers at " + relay_->local_address());
   }
@@ -184,9 +226,9 @@ UdpPeerPlay UdpPeer::play(UdpPeerObserver& observer) {
   for (;;) {
     const std::uint64_t now_us = pacer.now_us();
     if (now_us > o_.max_us)
-      return {"the match did not finish within --max-seconds (confirmed " + std::to_string(session_->confirmed_tick()) +
-                  " of " + std::to_string(o_.ticks) + " ticks)",
-              false};
+      return {"the match did not finish within its wall-clock limit (confirmed " + n(session_->confirmed_tick()) + " of " +
+                  n(o_.ticks) + " ticks)",
+              false, true};
     if (lossy()) wrapped_.pump(now_us);
     const Status st = loop_->frame(now_us, host);
     if (!st.ok()) return {st.message(), st.code() == ErrorCode::Mismatch || st.code() == ErrorCode::IoError};
@@ -225,34 +267,11 @@ std::optional<UdpPeerFailure> UdpPeer::finish(UdpPeerObserver& observer) {
   return std::nullopt;
 }
 
-std::string udp_peer_report(UdpPeer& peer, const UdpPeerOutcome& outcome, bool json) {
-  const UdpPeerOptions& o = peer.options();
-  RollbackSession& session = peer.session();
-  const SessionStats& s = session.stats();
-  const std::string final_hash = to_hex(session.runner().hash().total);
-  auto n = [](std::uint64_t v) { return std::to_string(v); };
-  if (!json) {
-    std::string out = "peer " + n(o.session.local_peer) + ": " + (outcome.exit_code == 0 ? "OK" : "FAILED") + ", confirmed " +
-                      n(session.confirmed_tick()) + "/" + n(o.ticks) + " ticks, " + n(s.rollbacks) + " rollbacks (max depth " +
-                      n(s.max_rollback_depth) + "), " + n(s.stalls) + " stalls, " + n(s.hash_checks) + " hash checks, " +
-                      n(peer.loop().stats().waited_frames) + " frames waited (time sync), final hash " + final_hash + "\n";
-    if (!o.record.empty()) out += "recorded the confirmed match to " + o.record + "\n";
-    return out;
-  }
-  inspect::JsonWriter j;
-  j.begin().field("ok", outcome.exit_code == 0).field("exit", outcome.exit_code).field("peer", o.session.local_peer)
-      .field("peers", o.session.peers).field("sim", outcome.sim).field("ticks", o.ticks)
-      .field("confirmed_tick", session.confirmed_tick()).field("finished", peer.finished()).field("final_hash", final_hash);
-  append_match_fields(j, session, peer.loop(), peer.udp().stats(), peer.lossy_lost(), match_key_source_name(peer.key_source()));
-  if (outcome.rejoin_tick != ~std::uint64_t{0})
-    j.field("rejoin_tick", outcome.rejoin_tick).field("rejoined_after_ms", outcome.rejoined_after_ms);
-  if (!o.record.empty()) j.field("record", o.record);
-  if (!peer.bundle_path().empty()) j.field("bundle", peer.bundle_path()).field("bundle_remote_state", peer.bundle_remote_state());
-  if (peer.exchange() != nullptr) j.field("states_served", peer.exchange()->requests_served());
-  if (peer.relay() != nullptr) append_relay_fields(j, *peer.relay());
-  if (!outcome.failure.empty()) j.field("error", outcome.failure);
-  j.end();
-  return j.str() + "\n";
+UdpPeerResult UdpPeer::result(const UdpPeerPlay& played) const {
+  if (!played.failure.empty() && played.bad_input) return UdpPeerResult::BadInput;
+  if (loop_ != nullptr && loop_->stats().desyncs != 0) return UdpPeerResult::Desync;
+  if (!played.failure.empty() || !finished()) return UdpPeerResult::Unfinished;
+  return UdpPeerResult::Ok;
 }
 
 }  // namespace lockstep::rollback

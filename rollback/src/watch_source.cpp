@@ -18,23 +18,29 @@ std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out) {
 }
 
 namespace {
+void failed(WatchSource& w, WatchSourceProblem problem, std::string error, std::string detail = {}) {
+  w.problem = problem;
+  w.error = std::move(error);
+  w.detail = std::move(detail);
+}
+
 void open_source(const WatchSourceOptions& o, WatchSource& w) {
   if (o.host.empty()) {
     std::string error;
     w.source = o.open_recording ? o.open_recording(o.source, error) : std::make_unique<replay::GrowingFileSource>(o.source);
-    if (w.source == nullptr) w.error = "--follow " + o.source + ": " + error;
+    if (w.source == nullptr) failed(w, WatchSourceProblem::Source, "recording " + o.source + ": " + error, error);
     return;
   }
   if (!o.source.empty()) {
-    w.error = "--host and --follow exclude each other";
+    failed(w, WatchSourceProblem::HostAndSource, "a relay host and a recording source exclude each other");
     return;
   }
   RelayConfig c;
-  if (w.error = watch_relay_config(o, c); !w.error.empty()) return;
+  if (std::string why = watch_relay_config(o, c); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
   auto relayed = std::make_unique<RelaySource>();
   std::string error;
   if (!relayed->open(o.host, c, error)) {
-    w.error = "--host " + o.host + ": " + error;
+    failed(w, WatchSourceProblem::Host, "relay host " + o.host + ": " + error, error);
     return;
   }
   w.relayed = relayed.get();
@@ -43,12 +49,12 @@ void open_source(const WatchSourceOptions& o, WatchSource& w) {
 
 void open_onward(const WatchSourceOptions& o, WatchSource& w) {
   RelayConfig c;
-  if (w.error = watch_relay_config(o, c); !w.error.empty()) return;
+  if (std::string why = watch_relay_config(o, c); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
   c.bind = o.relay;
   auto relay = std::make_unique<RelayServer>();
   std::string error;
   if (!relay->open(c, error)) {
-    w.error = "--relay " + o.relay + ": " + error;
+    failed(w, WatchSourceProblem::Onward, "onward relay at " + o.relay + ": " + error, error);
     return;
   }
   w.onward = std::move(relay);

@@ -6,8 +6,8 @@
 
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/snapshot.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/snapshot.h>
+#include <lockstep/store/system_access.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

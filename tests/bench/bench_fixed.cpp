@@ -8,7 +8,7 @@
 // Suggested run (the numbers in docs/fixed.md):
 //   bench_fixed --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // This is a benchmark program, not a simulation path: floating point is fine here.
-#include <lockstep/fixed_math.h>
+#include <lockstep/math/fixed_math.h>
 
 #include <benchmark/benchmark.h>
 #include <libfixmath/fixmath.h>

@@ -5,7 +5,7 @@
 //    target ratio <= 1.5.
 // Every benchmark runs 5 repetitions; the summary uses medians. Floating point appears only
 // in this display code.
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
 

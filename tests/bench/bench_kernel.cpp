@@ -8,7 +8,7 @@
 #include "kernel_fixtures.h"
 #include "ratio_reporter.h"
 
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

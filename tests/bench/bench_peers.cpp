@@ -27,7 +27,7 @@
 #include "kernel_fixtures.h"
 #include "ratio_reporter.h"
 
-#include <lockstep/cached_query.h>
+#include <lockstep/query/cached_query.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

@@ -13,9 +13,9 @@
 #include "kernel_fixtures.h"
 #include "ratio_reporter.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
-#include <lockstep/fixed.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

@@ -7,7 +7,7 @@
 // Run: build/tests/bench/bench_query_where --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include "ratio_reporter.h"
 
-#include <lockstep/query_where.h>
+#include <lockstep/query/where.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

@@ -5,7 +5,7 @@
 // threads). The physical limit printed with it is the serial run of the same program halved
 // (two cores); a raw loop over plain arrays was tried as the reference and ran 2.0-2.4x slower
 // than the world's each() over the same bytes (docs/benchmarks.md), so it bounds nothing.
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/world.h>
 

@@ -14,7 +14,7 @@
 // Run: build/tests/bench/bench_view --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include "ratio_reporter.h"
 
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 #include <lockstep/world.h>
 
 #include <benchmark/benchmark.h>

@@ -3,7 +3,7 @@
 // EnTT and flecs (bench_peers): the Pos/Vel/Hp components (made of lockstep::fixed, as game
 // components are), the Pos+Vel world, the scrambled visiting order, and the raw limits (a
 // swap-remove SoA table for structural changes, two aligned __restrict arrays for iteration).
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/world.h>
 
 #include <cstddef>

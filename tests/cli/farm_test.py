@@ -172,7 +172,13 @@ check(rc == 2, f"explicit incomplete replay in a farm: exit {rc}: {out} {err}")
 # Bad farm arguments.
 for shard in ("0/3", "4/3", "x", "1/0", "2"):
     rc, out, err = run("verify", farm1, "--shard", shard)
-    check(rc == 2 and "--shard" in err, f"--shard {shard}: exit {rc}: {err}")
+    check(rc == 2 and f"lockstep: error: --shard '{shard}': expected I/N with 1 <= I <= N <= 100000\n" in err,
+          f"--shard {shard}: exit {rc}: {err}")
+blocker = os.path.join(work, "blocker")
+with open(blocker, "w") as f:
+    f.write("x")
+rc, out, err = run("trace", duel, "--out-dir", os.path.join(blocker, "out"))
+check(rc == 2 and f"lockstep: error: --out-dir {os.path.join(blocker, 'out')}: " in err, f"--out-dir under a file: exit {rc}: {err}")
 empty = os.path.join(work, "empty")
 os.makedirs(empty, exist_ok=True)
 rc, out, err = run("verify", empty)

@@ -1,6 +1,6 @@
 // lockstep::fixed: construction, literals, parsing, printing, arithmetic policy, edge cases,
 // and agreement of the portable 128-bit path with __int128.
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -3,8 +3,8 @@
 // exponents of seven and more digits (fixed in parse_decimal: the exponent used to stop
 // accumulating once it reached 100000), and pow's overflow next to 2^47 (documented: y·ln x carries an
 // error of about |y|/2 units of 2^-57, so a true result at 2^47 can come out below max()).
-#include <lockstep/fixed.h>
-#include <lockstep/fixed_math.h>
+#include <lockstep/math/fixed.h>
+#include <lockstep/math/fixed_math.h>
 
 #include <gtest/gtest.h>
 

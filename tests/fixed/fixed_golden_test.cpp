@@ -1,6 +1,6 @@
 // Bit-for-bit pinning of the numerics (native 128-bit path); see golden_sweep.inc.
-#include <lockstep/rng.h>
-#include <lockstep/vec.h>
+#include <lockstep/math/rng.h>
+#include <lockstep/math/vec.h>
 
 #include <gtest/gtest.h>
 

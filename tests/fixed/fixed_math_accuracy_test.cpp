@@ -2,7 +2,7 @@
 // (tests may use floating point; simulation code may not). Each test sweeps its documented
 // domain densely plus random inputs, prints the measured maximum error in ulp (2^-16) and
 // FAILS if the documented bound is exceeded. The bounds here are the ones in docs/fixed.md.
-#include <lockstep/fixed_math.h>
+#include <lockstep/math/fixed_math.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

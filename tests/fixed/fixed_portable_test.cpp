@@ -4,8 +4,8 @@
 // No lockstep header may be included before these lines.
 #define LOCKSTEP_NO_INT128 1
 #define lockstep lockstep_portable
-#include <lockstep/rng.h>
-#include <lockstep/vec.h>
+#include <lockstep/math/rng.h>
+#include <lockstep/math/vec.h>
 #undef lockstep
 
 #include <gtest/gtest.h>

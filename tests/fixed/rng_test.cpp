@@ -1,5 +1,5 @@
 // lockstep::Rng: golden sequences, algorithm cross-check, range/chance behaviour.
-#include <lockstep/rng.h>
+#include <lockstep/math/rng.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

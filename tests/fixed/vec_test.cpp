@@ -1,6 +1,6 @@
 // lockstep::vec2 / vec3.
-#include <lockstep/component.h>
-#include <lockstep/vec.h>
+#include <lockstep/store/component.h>
+#include <lockstep/math/vec.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -16,11 +16,11 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/hash/world_snapshot.h>
-#include <lockstep/cached_query.h>
+#include <lockstep/query/cached_query.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/world.h>
 
 #include <algorithm>

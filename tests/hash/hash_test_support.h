@@ -1,7 +1,7 @@
 #pragma once
 // Shared fixtures for the hash/snapshot tests (tests/hash, tests/hash_alloc, tests/property):
 // a small schema, a world factory and a driver that applies random operations.
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>
 

@@ -1,12 +1,12 @@
 // Nested described structs as fields (component.h): flattened at describe() time into leaf
 // fields with path names, so hashing and snapshots need no change and a nested type hashes
 // exactly like the flat type with the same leaves.
-#include <lockstep/component.h>
-#include <lockstep/entity.h>
+#include <lockstep/store/component.h>
+#include <lockstep/store/entity.h>
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/snapshot.h>
-#include <lockstep/vec.h>
-#include <lockstep/world.h>
+#include <lockstep/store/snapshot.h>
+#include <lockstep/math/vec.h>
+#include <lockstep/store/world.h>
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "hash/hash_test_support.h"
 
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <gtest/gtest.h>
 

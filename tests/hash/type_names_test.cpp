@@ -3,8 +3,8 @@
 // of that world unloadable), and LOCKSTEP_COMPONENT_NAMED gives same-named types distinct names.
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/snapshot.h>
-#include <lockstep/world.h>
+#include <lockstep/store/snapshot.h>
+#include <lockstep/store/world.h>
 
 #include <gtest/gtest.h>
 

@@ -68,7 +68,7 @@ TEST(BenchReport, TextHasEveryLineAndSaysWhenAllocationsWereNotCounted) {
                       "allocations    0 heap allocations during ticks, 3 during snapshots\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\nthreads        2: tick p50 6.4 us vs 12.5 us at --threads 0 (same ticks, alternating): "
+  EXPECT_NE(text.find("\nthreads        2: tick p50 6.4 us vs 12.5 us serial (same ticks, alternating): "
                       "speedup 2.00x, hashes equal\n"),
             std::string::npos)
       << text;
@@ -92,7 +92,7 @@ TEST(BenchReport, JsonIsOneObjectWithTheThreadsFieldsOnlyWithThreads) {
   EXPECT_NE(inspect::bench_report_json(x.o, x.f, x.b, x.cmp).find("\"concurrent_stages\":true,\"slices\":[]}\n"),
             std::string::npos);
   EXPECT_NE(inspect::bench_report_text(x.o, x.f, x.b, x.cmp)
-                .find("\nthreads        2 with concurrent stages: tick p50 6.4 us vs 12.5 us at --threads 0 "),
+                .find("\nthreads        2 with concurrent stages: tick p50 6.4 us vs 12.5 us serial "),
             std::string::npos);
 }
 

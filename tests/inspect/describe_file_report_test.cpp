@@ -48,7 +48,8 @@ TEST(DescribeFileReport, ListsTheSimsAndRefusesAFileWithSims) {
   q.path = "x.replay";
   const inspect::FileReport refused = inspect::describe_file_report(q);
   EXPECT_EQ(refused.error,
-            "info --sims lists the sims of this build and takes no file (got 'x.replay'); drop --sims to describe the file");
+            "listing the sims of this build takes no file (got 'x.replay'); without the listing the file is described");
+  EXPECT_EQ(refused.problem, inspect::FileReportProblem::SimsWithPath);
   EXPECT_TRUE(refused.out.empty());
 }
 
@@ -97,6 +98,7 @@ TEST(DescribeFileReport, DescribesEachKindOfFileWithTheJsonWrapper) {
   EXPECT_FALSE(missing.error.empty());
   ASSERT_TRUE(missing.status.has_value());
   EXPECT_EQ(missing.error, missing.status->message);
+  EXPECT_EQ(missing.problem, inspect::FileReportProblem::Other);
   fs::remove_all(dir);
 }
 
@@ -129,8 +131,9 @@ TEST(DescribeFileReport, TheEmbeddedReplayAndTheSchedule) {
   j.end();
   EXPECT_EQ(inspect::describe_file_report(s).out, j.str() + "\n");
   s.path.clear();
-  EXPECT_EQ(inspect::describe_file_report(s).error,
-            "info --systems: give a sim name (" + replay::describe_registered_sims() + ") or a replay file");
+  const inspect::FileReport no_subject = inspect::describe_file_report(s);
+  EXPECT_EQ(no_subject.error, "a system schedule needs a sim name (" + replay::describe_registered_sims() + ") or a replay file");
+  EXPECT_EQ(no_subject.problem, inspect::FileReportProblem::NoScheduleSubject);
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ TEST(Forensics, ADifferentInputFrameIsBadInputNotADivergence) {
   ASSERT_TRUE(replay::record_bots(fixtures::duel_sim(), duel_config(), 4, 20, 0, b).ok());
   const replay::RecordingComparison c = replay::compare_recordings(a, "a", b, "b");
   EXPECT_EQ(c.error.rfind("b: tick ", 0), 0u) << c.error;
-  EXPECT_NE(c.error.find(": the input frame differs from a (--against compares two recordings of the same inputs)"),
+  EXPECT_NE(c.error.find(": the input frame differs from a (the comparison needs two recordings of the same inputs)"),
             std::string::npos)
       << c.error;
 }

@@ -54,9 +54,7 @@ TEST(StateSource, ReadsAReplayAtATickASnapshotAndABundleSide) {
   replay::Runner runner(fixtures::duel_sim(), duel_config());
   std::vector<std::byte> frame(runner.frame_bytes());
   for (std::uint64_t t = 0; t < 25; ++t) {
-    const auto f = rec.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    replay::Runner::canonical_to_host(fixtures::duel_sim().input_type(), frame);
+    replay::Runner::copy_to_host(fixtures::duel_sim().input_type(), rec.frame(t), frame);
     ASSERT_TRUE(runner.step(frame).ok());
   }
   const std::string snap_path = (dir / "s.snap").string();
@@ -100,7 +98,21 @@ TEST(StateSource, RefusesAMissingBundleSideWithTheReason) {
   EXPECT_EQ(side.state.tick, v.tick);
   inspect::StateSource none;
   EXPECT_FALSE(inspect::load_state_source(path, std::nullopt, 7, none, why));
-  EXPECT_EQ(why.message, path + ": --side 7: the bundle has " + std::to_string(b.sides.size()) + " side(s)");
+  EXPECT_EQ(why.message, path + ": side 7: the bundle has " + std::to_string(b.sides.size()) + " side(s)");
+  EXPECT_EQ(none.problem, inspect::StateSourceProblem::NoSuchSide);
+  EXPECT_EQ(side.problem, inspect::StateSourceProblem::None);
+  // A side with hashes only (a remote peer that sent no state).
+  inspect::Bundle hashes_only = b;
+  hashes_only.sides[0].has_state = false;
+  const fs::path only_dir = dir / "hashes-only";
+  fs::create_directories(only_dir);
+  std::string only_path;
+  ASSERT_TRUE(inspect::write_bundle(only_dir.string(), hashes_only, only_path).ok());
+  inspect::StateSource no_state;
+  EXPECT_FALSE(inspect::load_state_source(only_path, std::nullopt, 0, no_state, why));
+  EXPECT_EQ(why.message, only_path + ": side '" + b.sides[0].label +
+                             "' has hashes only, no state (another side may hold one)");
+  EXPECT_EQ(no_state.problem, inspect::StateSourceProblem::SideWithoutState);
   fs::remove_all(dir);
 }
 

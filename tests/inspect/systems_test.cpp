@@ -1,6 +1,6 @@
 // Per-system localisation: a sim with state outside the world is caught at the exact tick,
 // system, entity and field, with both values.
-#include <lockstep/component.h>
+#include <lockstep/store/component.h>
 #include <lockstep/inspect/systems.h>
 #include <lockstep/world.h>
 

@@ -90,8 +90,8 @@ TEST(VerifyReport, TwoRecordingsAgainstEachOther) {
   const inspect::AgainstForensics f = inspect::against_forensics(a, "a", b, "b", c);
   EXPECT_FALSE(f.diff.has_value());
   EXPECT_EQ(inspect::against_desync_report("a", "b", c, f, "", false),
-            "DESYNC at tick 7 (A a vs B b): entities\n(no checkpoint of tick 7 in both recordings: record with "
-            "--checkpoint-every 1 for the field-level diff)\n");
+            "DESYNC at tick 7 (A a vs B b): entities\n(no checkpoint of tick 7 in both recordings: recordings with a "
+            "checkpoint every tick give the field-level diff)\n");
   EXPECT_EQ(inspect::against_desync_report("a", "b", c, f, "x.lsbundle", true),
             "{\"ok\":false,\"exit\":1,\"replay\":\"a\",\"against\":\"b\",\"tick\":7,\"differs\":\"entities\",\"bundle\":"
             "\"x.lsbundle\"}\n");
@@ -114,7 +114,7 @@ TEST(VerifyReport, APerSystemSyncTestThatReproducedEveryStage) {
   inspect::SystemSyncResult r;
   r.ticks = 120;
   EXPECT_EQ(inspect::system_sync_ok_report("duel (bot 3)", r, false),
-            "OK synctest --per-system duel (bot 3): 120 ticks, every stage of every tick reproduced\n");
+            "OK per-system sync test duel (bot 3): 120 ticks, every stage of every tick reproduced\n");
   EXPECT_EQ(inspect::system_sync_ok_report("duel (bot 3)", r, true),
             "{\"ok\":true,\"source\":\"duel (bot 3)\",\"per_system\":true,\"ticks\":120}\n");
 }

@@ -7,7 +7,7 @@
 #include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/state.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/world.h>
+#include <lockstep/store/world.h>
 
 #include <gtest/gtest.h>
 

@@ -2,14 +2,14 @@
 // corrupted count, flag, id and length is refused with its byte offset and what was wrong,
 // by the one decoder both hash/ and inspect/ use, and a refused load leaves the world as it
 // was. A world whose views differ from the file's refuses the section.
-#include <lockstep/cached_query.h>
+#include <lockstep/query/cached_query.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/hash/world_snapshot.h>
 #include <lockstep/inspect/state.h>
 #include <lockstep/io/snapshot_codec.h>
-#include <lockstep/view.h>
-#include <lockstep/view_state.h>
+#include <lockstep/query/view.h>
+#include <lockstep/query/view_state.h>
 #include <lockstep/world.h>
 
 #include <gtest/gtest.h>

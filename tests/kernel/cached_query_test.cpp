@@ -3,7 +3,7 @@
 // iteration-legality guard.
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
+#include <lockstep/query/cached_query.h>
 
 #include <gtest/gtest.h>
 

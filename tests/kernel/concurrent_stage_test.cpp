@@ -4,8 +4,8 @@
 // cases where a stage does not go concurrent.
 #include "support/kernel_types.h"
 
-#include <lockstep/thread_pool.h>
-#include <lockstep/view.h>
+#include <lockstep/exec/thread_pool.h>
+#include <lockstep/query/view.h>
 
 #include <gtest/gtest.h>
 

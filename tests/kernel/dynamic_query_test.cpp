@@ -2,8 +2,8 @@
 // same visit order and guard as typed queries, and clear errors for bad queries.
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
 
 #include <gtest/gtest.h>
 

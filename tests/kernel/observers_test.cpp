@@ -3,8 +3,8 @@
 // follow-up round of the same flush) and its access check.
 #include "support/kernel_types.h"
 
-#include <lockstep/observers.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/observers.h>
+#include <lockstep/store/system_access.h>
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // count; a chunk partition that depends on the data only; reductions combined in chunk order.
 #include "support/kernel_types.h"
 
-#include <lockstep/thread_pool.h>
+#include <lockstep/exec/thread_pool.h>
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // dynamic forms give the same atoms; exact constants; paths and their errors; the DNF cap.
 #include "predicate_types.h"
 
-#include <lockstep/query_where.h>
+#include <lockstep/query/where.h>
 
 #include <gtest/gtest.h>
 

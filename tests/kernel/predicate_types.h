@@ -1,7 +1,7 @@
 #pragma once
 // Component types with every field shape predicates cover (integers of each width and
 // signedness, an enum, bool, fixed, vec2, Entity, an array, a nested described struct).
-#include <lockstep/vec.h>
+#include <lockstep/math/vec.h>
 #include <lockstep/world.h>
 
 #include <cstdint>

@@ -2,8 +2,8 @@
 // structural move, query semantics, guard, structural changes, flush, snapshots.
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 // and unchecked again once the scope ends.
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
-#include <lockstep/query_where.h>
-#include <lockstep/system_access.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
+#include <lockstep/query/where.h>
+#include <lockstep/store/system_access.h>
 
 #include <gtest/gtest.h>
 

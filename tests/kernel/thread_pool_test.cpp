@@ -1,7 +1,7 @@
 // ThreadPool (thread_pool.h): every task of a batch runs exactly once, on any thread count,
 // whether the workers sleep between batches or are held awake (AwakeScope) — the polling
 // window changes timing only.
-#include <lockstep/thread_pool.h>
+#include <lockstep/exec/thread_pool.h>
 
 #include <gtest/gtest.h>
 

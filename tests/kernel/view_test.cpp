@@ -3,7 +3,7 @@
 // buffer, column-wide Write hand-outs, snapshots, the guard and system access.
 #include "support/kernel_types.h"
 
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 
 #include <gtest/gtest.h>
 

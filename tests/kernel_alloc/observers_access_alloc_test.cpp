@@ -5,9 +5,9 @@
 #include "support/counting_allocator.h"
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/observers.h>
-#include <lockstep/system_access.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/store/observers.h>
+#include <lockstep/store/system_access.h>
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "support/counting_allocator.h"
 #include "support/kernel_types.h"
 
-#include <lockstep/thread_pool.h>
+#include <lockstep/exec/thread_pool.h>
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "support/counting_allocator.h"
 #include "support/kernel_types.h"
 
-#include <lockstep/query_where.h>
+#include <lockstep/query/where.h>
 
 #include <gtest/gtest.h>
 

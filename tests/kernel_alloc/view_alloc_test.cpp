@@ -6,9 +6,9 @@
 #include "support/counting_allocator.h"
 #include "support/kernel_types.h"
 
-#include <lockstep/observers.h>
-#include <lockstep/system_access.h>
-#include <lockstep/view.h>
+#include <lockstep/store/observers.h>
+#include <lockstep/store/system_access.h>
+#include <lockstep/query/view.h>
 
 #include <gtest/gtest.h>
 

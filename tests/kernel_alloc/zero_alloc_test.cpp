@@ -114,8 +114,8 @@ TEST(ZeroAlloc, WorldOperationsAfterConstructionAllocateNothing) {
 
 // Query layer II: building, matching (incl. new archetypes and rebuilds after load),
 // iterating typed and dynamic queries with every term kind, enable bits and change ticks.
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
 
 TEST(ZeroAlloc, QueriesEnableBitsAndChangeTicksAllocateNothing) {
   WorldConfig config;

@@ -1,7 +1,7 @@
 // RapidCheck properties of lockstep::fixed that must hold EXACTLY (wrapping two's complement
 // algebra, ordering, rounding symmetry). Accuracy properties live in tests/fixed/.
-#include <lockstep/fixed.h>
-#include <lockstep/vec.h>
+#include <lockstep/math/fixed.h>
+#include <lockstep/math/vec.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -4,9 +4,9 @@
 // operations.
 #include "hash/hash_rc_support.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
-#include <lockstep/query_where.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
+#include <lockstep/query/where.h>
 #include <lockstep/hash/incremental_hash.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/world.h>

@@ -8,8 +8,8 @@
 //   add command of the entity's final incarnation.
 #include "support/kernel_types.h"
 
-#include <lockstep/observers.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/observers.h>
+#include <lockstep/store/system_access.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -6,7 +6,7 @@
 // 128-bit integer arithmetic. Ordering is checked against a full sort of the naive matches.
 #include "kernel/predicate_types.h"
 
-#include <lockstep/query_where.h>
+#include <lockstep/query/where.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -7,8 +7,8 @@
 // incremental and rebuilt match sets. A fixed typed query is checked against its dynamic twin.
 #include "support/kernel_types.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -6,7 +6,7 @@
 #include "support/kernel_types.h"
 
 #include <lockstep/hash/state_hash.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -8,7 +8,7 @@
 // save/load restores the reference together with the world.
 #include "support/kernel_types.h"
 
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -44,6 +44,12 @@ TEST(Farm, ShardsByPositionModuloCount) {
   EXPECT_THROW(parse_shard("4/3", index, count), std::runtime_error);
   EXPECT_THROW(parse_shard("3", index, count), std::runtime_error);
   EXPECT_THROW(parse_shard("1/x", index, count), std::runtime_error);
+  try {
+    parse_shard("2", index, count);
+    ADD_FAILURE() << "\"2\" accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "shard '2': expected I/N with 1 <= I <= N <= 100000");
+  }
   const std::vector<std::string> all{"a", "b", "c", "d", "e"};
   EXPECT_EQ(shard_of(all, 1, 2), (std::vector<std::string>{"a", "c", "e"}));
   EXPECT_EQ(shard_of(all, 2, 2), (std::vector<std::string>{"b", "d"}));
@@ -67,10 +73,23 @@ TEST(Farm, SelectsThisShardsReplaysAndRefusesClashingOutputs) {
   EXPECT_TRUE(fs::is_directory(d / "out"));
   FarmSelection bad;
   EXPECT_EQ(select_farm_replays({root + "/sub"}, "", "", bad), "no *.replay files in " + root + "/sub");
-  EXPECT_EQ(select_farm_replays({root}, "3/2", "", bad), "--shard '3/2': expected I/N with 1 <= I <= N <= 100000");
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::NoReplays);
+  EXPECT_EQ(select_farm_replays({root + "/missing"}, "", "", bad), root + "/missing: no such file or directory");
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::Inputs);
+  EXPECT_EQ(select_farm_replays({root}, "3/2", "", bad), "shard '3/2': expected I/N with 1 <= I <= N <= 100000");
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::Shard);
+  EXPECT_EQ(bad.detail, "expected I/N with 1 <= I <= N <= 100000");
+  touch(d / "blocker");
+  EXPECT_EQ(select_farm_replays({root}, "", root + "/blocker/out", bad).rfind("output directory " + root + "/blocker/out: ", 0),
+            0u);
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::OutDir);
+  EXPECT_FALSE(bad.detail.empty());
   touch(d / "sub" / "a.replay");
   EXPECT_EQ(select_farm_replays({root}, "", "o", bad),
             root + "/a.replay and " + root + "/sub/a.replay would both write o/a.trace");
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::SameOutput);
+  EXPECT_EQ(select_farm_replays({root}, "1/2", "", bad), "");
+  EXPECT_EQ(bad.problem, FarmSelectionProblem::None);
   fs::remove_all(d);
 }
 

@@ -85,7 +85,8 @@ TEST(RecordFile, BotMatchConfig) {
             "unknown sim 'nope' (known: " + describe_registered_sims() + ")");
   EXPECT_EQ(sim, nullptr);
   EXPECT_EQ(bot_match_config(BotMatch{"duel", 1, 2, 0, std::nullopt, {1, 2, 3, 4, 5}}, sim, config),
-            "--param takes at most 4 values");
+            "a sim takes at most 4 parameters (got 5)");
+  EXPECT_EQ(sim, find_sim_including_hidden("duel"));  // found: the parameters were refused
 }
 
 }  // namespace

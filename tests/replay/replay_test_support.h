@@ -48,8 +48,8 @@ inline Replay record_memory(const Sim& sim, const SimConfig& config, const Recor
     for (std::uint32_t p = 0; p < config.players; ++p)
       bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + p * in, in));
     EXPECT_TRUE(runner.step(frame).ok());
-    std::vector<std::byte> canon = frame;
-    Runner::host_to_canonical(sim.input_type(), canon);
+    std::vector<std::byte> canon(frame.size());
+    Runner::copy_to_canonical(sim.input_type(), frame, canon);
     r.inputs.insert(r.inputs.end(), canon.begin(), canon.end());
     if (r.header.has_hashes()) r.add_hash(runner.hash());
     if (o.checkpoint_every != 0 && runner.tick() % o.checkpoint_every == 0) {
@@ -82,8 +82,8 @@ inline ReplayStatus record_file(const std::string& path, const Sim& sim, const S
     for (std::uint32_t p = 0; p < config.players; ++p)
       bots[p]->generate(runner.tick(), runner.world(), std::span<std::byte>(frame.data() + p * in, in));
     if (!runner.step(frame).ok()) return {ErrorCode::Internal, "step failed"};
-    std::vector<std::byte> canon = frame;
-    Runner::host_to_canonical(sim.input_type(), canon);
+    std::vector<std::byte> canon(frame.size());
+    Runner::copy_to_canonical(sim.input_type(), frame, canon);
     st = rec.tick(canon, &runner.hash());
     if (st.ok() && o.checkpoint_every != 0 && runner.tick() % o.checkpoint_every == 0)
       st = rec.checkpoint(runner.world().storage());
@@ -101,9 +101,7 @@ inline std::string replay_trace(const Sim& sim, const Replay& r, bool components
   append_trace_line(text, runner.hash(), schema, components);
   std::vector<std::byte> frame(r.header.frame_bytes());
   for (std::uint64_t t = 0; t < r.frame_count(); ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(sim.input_type(), frame);
+    Runner::copy_to_host(sim.input_type(), r.frame(t), frame);
     EXPECT_TRUE(runner.step(frame).ok());
     append_trace_line(text, runner.hash(), schema, components);
   }

@@ -124,9 +124,7 @@ void expect_offline_replay(const Sim& sim, const Replay& r, std::uint64_t ticks)
   Runner offline(sim, r.header.config);
   std::vector<std::byte> frame(r.header.frame_bytes());
   for (std::uint64_t t = 0; t < ticks; ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(sim.input_type(), frame);
+    Runner::copy_to_host(sim.input_type(), r.frame(t), frame);
     ASSERT_TRUE(offline.step(frame).ok());
     ASSERT_EQ(offline.hash().total, r.hashes[t + 1].total) << "tick " << t;
   }

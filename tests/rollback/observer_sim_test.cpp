@@ -4,9 +4,9 @@
 // outside the world is caught by the same synctest.
 #include "rollback/rollback_support.h"
 
-#include <lockstep/observers.h>
+#include <lockstep/store/observers.h>
 #include <lockstep/rollback/synctest.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/system_access.h>
 
 #include <gtest/gtest.h>
 

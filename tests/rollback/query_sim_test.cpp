@@ -5,8 +5,8 @@
 // rollbacks stay correct. A twin whose resimulation sees different change ticks is caught.
 #include "rollback/rollback_support.h"
 
-#include <lockstep/cached_query.h>
-#include <lockstep/dynamic_query.h>
+#include <lockstep/query/cached_query.h>
+#include <lockstep/query/dynamic_query.h>
 #include <lockstep/rollback/synctest.h>
 
 #include <gtest/gtest.h>

@@ -31,9 +31,7 @@ std::string offline_trace(const Sim& sim, const Replay& r) {
   again.add_hash(runner.hash());
   std::vector<std::byte> frame(r.header.frame_bytes());
   for (std::uint64_t t = 0; t < r.frame_count(); ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(sim.input_type(), frame);
+    Runner::copy_to_host(sim.input_type(), r.frame(t), frame);
     RC_ASSERT(runner.step(frame).ok());
     again.add_hash(runner.hash());
   }

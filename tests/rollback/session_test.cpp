@@ -300,9 +300,7 @@ TEST(rollback_session, ConfirmedHistoryIsAReplayThatVerifies) {
   Runner offline(fixtures::duel_sim(), back.header.config);
   std::vector<std::byte> frame(back.header.frame_bytes());
   for (std::uint64_t t = 0; t < back.frame_count(); ++t) {
-    const auto f = back.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(fixtures::duel_sim().input_type(), frame);
+    Runner::copy_to_host(fixtures::duel_sim().input_type(), back.frame(t), frame);
     ASSERT_TRUE(offline.step(frame).ok());
     ASSERT_EQ(offline.hash().total, back.hashes[t + 1].total) << t;
   }

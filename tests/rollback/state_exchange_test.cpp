@@ -8,7 +8,7 @@
 #include <lockstep/rollback/netsim.h>
 #include <lockstep/rollback/sim_network.h>
 #include <lockstep/rollback/state_exchange.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <gtest/gtest.h>
 

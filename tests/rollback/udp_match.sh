@@ -69,6 +69,9 @@ case $case_name in
       (( $(jget "$work/p$i.json" lossy_lost) > 0 )) || fail "peer $i lost no packet: the wrapper is not in the path"
     done
     [[ $(jget "$work/p0.json" final_hash) == $(jget "$work/p1.json" final_hash) ]] || fail "final states differ"
+    grep -qE '^\{"ok":true,"exit":0,"peer":0,"peers":3,"sim":"duel","ticks":'"$n"',"confirmed_tick":'"$n"',"finished":true,"final_hash":"[0-9a-f]{16}","frames":' \
+      "$work/p0.json" || fail "peer 0's JSON report: $(cat "$work/p0.json")"
+    grep -qE ',"record":"[^"]*p0\.replay"' "$work/p0.json" || fail "peer 0's JSON report lacks its record"
     same_replays 0 1 2
     ;;
   skirmish4)
@@ -328,9 +331,64 @@ case $case_name in
     [[ $? -eq 2 ]] || fail "a lone peer did not fail"
     grep -q "handshake did not complete" "$work/err.txt" || fail "no handshake timeout message"
     "$bin" peer --sim duel --id 0 --peers 127.0.0.1:65535,127.0.0.1:2 --bundle-dir "$work" >/dev/null 2>"$work/err.txt"
-    [[ $? -eq 2 ]] && grep -q "cannot derive an exchange port from '127.0.0.1:65535'" "$work/err.txt" || fail "port 65535 + 1 accepted"
+    [[ $? -eq 2 ]] && grep -qxF "lockstep: error: --bundle-dir: cannot derive an exchange port from '127.0.0.1:65535' (give --exchange-peers)" "$work/err.txt" || fail "port 65535 + 1 accepted: $(cat "$work/err.txt")"
     "$bin" peer --sim duel --id 0 --peers 127.0.0.1:1,127.0.0.1:2 --bundle-dir "$work" --exchange-peers 127.0.0.1:3 >/dev/null 2>"$work/err.txt"
-    [[ $? -eq 2 ]] && grep -q "one address per peer" "$work/err.txt" || fail "short --exchange-peers accepted"
+    [[ $? -eq 2 ]] && grep -qxF "lockstep: error: --exchange-peers needs one address per peer, in peer-id order" "$work/err.txt" || fail "short --exchange-peers accepted: $(cat "$work/err.txt")"
+    # The library words its conditions in its own terms; the tool names its flags (cmd_peer.cpp).
+    refused() {  # refused MESSAGE ARGS... : exit 2 with exactly that error line
+      local want=$1
+      shift
+      "$bin" "$@" >/dev/null 2>"$work/err.txt"
+      local rc=$?
+      [[ $rc -eq 2 ]] || fail "exit $rc, expected 2: $*"
+      grep -qxF "lockstep: error: $want" "$work/err.txt" || fail "$*: expected '$want', got: $(cat "$work/err.txt")"
+    }
+    two=127.0.0.1:1,127.0.0.1:2
+    refused "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N" \
+      peer --sim duel --id 0 --peers 127.0.0.1:1
+    refused "--id must be < the number of --peers" peer --sim duel --id 2 --peers $two
+    refused "--no-auth and --key-file exclude each other" peer --sim duel --id 0 --peers $two --no-auth --key-file "$work/k"
+    refused "--relay serves the recording: give --record FILE too" peer --sim duel --id 0 --peers $two --relay 127.0.0.1:0
+    refused "--checkpoint-every must be a multiple of --hash-interval (4)" \
+      peer --sim duel --id 0 --peers $two --record "$work/c.replay" --checkpoint-every 6 --hash-interval 4
+    refused "--players must be <= the number of peers" peer --sim duel --id 0 --peers $two --players 3
+    refused "a spectator's --id must be >= --players (peer p owns player p)" spectate --sim duel --id 1 --peers $two --players 2
+    refused "--id owns no player: use 'lockstep spectate' for a spectator" \
+      peer --sim duel --id 2 --peers $two,127.0.0.1:3 --players 2
+    refused "--rendezvous publishes the exchange addresses: drop --exchange-peers" \
+      peer --sim duel --id 0 --rendezvous "$work/rvx" --count 2 --bundle-dir "$work" --exchange-peers 127.0.0.1:3,127.0.0.1:4
+    refused "--host and --follow exclude each other" spectate --follow "$work/x.replay" --host 127.0.0.1:1
+    "$bin" spectate --follow ftp://x/p0.replay >/dev/null 2>"$work/err.txt"
+    [[ $? -eq 2 ]] && grep -q "^lockstep: error: --follow ftp://x/p0.replay: " "$work/err.txt" || fail "ftp source: $(cat "$work/err.txt")"
+    # A relay that cannot bind, after the unauthenticated warning (both named by their flags).
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --no-auth --record "$work/r1.replay" --relay not-an-address \
+      >/dev/null 2>"$work/err.txt"
+    [[ $? -eq 2 ]] || fail "an unusable --relay accepted"
+    grep -q "^lockstep: error: --relay not-an-address: ." "$work/err.txt" || fail "--relay error: $(cat "$work/err.txt")"
+    grep -qxF 'lockstep peer 0: WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject inputs or expel a peer (docs/rollback.md, "Threat model")' \
+      "$work/err.txt" || fail "no --no-auth warning: $(cat "$work/err.txt")"
+    "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --record "$work/r2.replay" --relay not-an-address \
+      >/dev/null 2>"$work/err.txt"
+    if grep -q "WARNING" "$work/err.txt"; then  # a build with authentication: the key comes from --session-id
+      grep -qxF 'lockstep peer 0: WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: for tests and demos; docs/rollback.md, "Threat model")' \
+        "$work/err.txt" || fail "derived-key warning: $(cat "$work/err.txt")"
+    fi
+    # The wall-clock limit: exit 1, the report (text and JSON) says so.
+    timeout -s KILL 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --no-auth --max-seconds 0.3 \
+      --sync-timeout-s 20 >"$work/out.txt" 2>"$work/err.txt"
+    [[ $? -eq 1 ]] || fail "a peer past --max-seconds did not exit 1: $(cat "$work/err.txt")"
+    grep -qxE "peer 0: FAILED, confirmed 0/1800 ticks, [0-9]+ rollbacks \(max depth [0-9]+\), [0-9]+ stalls, [0-9]+ hash checks, [0-9]+ frames waited \(time sync\), final hash [0-9a-f]{16}" \
+      "$work/out.txt" || fail "text report: $(cat "$work/out.txt")"
+    grep -qxF "lockstep peer 0: error: the match did not finish within --max-seconds (confirmed 0 of 1800 ticks)" "$work/err.txt" \
+      || fail "timeout message: $(cat "$work/err.txt")"
+    timeout -s KILL 30 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --no-auth --max-seconds 0.3 \
+      --sync-timeout-s 20 --json >"$work/out.txt" 2>"$work/err.txt"
+    [[ $? -eq 1 ]] || fail "a peer past --max-seconds did not exit 1 (--json)"
+    grep -qE '^\{"ok":false,"exit":1,"peer":0,"peers":2,"sim":"duel","ticks":1800,"confirmed_tick":0,"finished":false,"final_hash":"[0-9a-f]{16}","frames":' \
+      "$work/out.txt" || fail "JSON report: $(cat "$work/out.txt")"
+    grep -qF ',"key":"none",' "$work/out.txt" || fail "JSON report key: $(cat "$work/out.txt")"
+    grep -qE ',"error":"the match did not finish within --max-seconds \(confirmed 0 of 1800 ticks\)"\}$' "$work/out.txt" \
+      || fail "JSON report error: $(cat "$work/out.txt")"
     ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

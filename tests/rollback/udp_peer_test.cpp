@@ -30,10 +30,15 @@ std::string read_bytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Keeps what the peer logs.
+// Keeps what the peer logs (and which warnings it gave).
 class Lines final : public UdpPeerObserver {
  public:
   void on_log(std::string_view line) override { lines.emplace_back(line); }
+  void on_warning(UdpPeerWarning w, std::string_view line) override {
+    warnings.push_back(w);
+    UdpPeerObserver::on_warning(w, line);  // the default: logged as is
+  }
+  std::vector<UdpPeerWarning> warnings;
   void on_event(const SessionEvent& e) override {
     if (e.kind == SessionEventKind::Running) ++running;
   }
@@ -75,11 +80,28 @@ TEST(UdpPeer, ExchangeAddressesAreGivenDerivedOrPublished) {
   EXPECT_EQ(exchange_peer_addresses({}, {"", ""}, true, out), "");
   EXPECT_EQ(out, (std::vector<std::string>{"", ""}));
   EXPECT_EQ(exchange_peer_addresses({"a:1"}, {"", ""}, true, out),
-            "--rendezvous publishes the exchange addresses: drop --exchange-peers");
+            "the rendezvous publishes the state-exchange addresses: give none");
   EXPECT_EQ(exchange_peer_addresses({}, {"127.0.0.1:7000", "h:x"}, false, out),
-            "--bundle-dir: cannot derive an exchange port from 'h:x' (give --exchange-peers)");
+            "cannot derive a state-exchange port from 'h:x' (port + 1): give the exchange addresses");
   EXPECT_EQ(exchange_peer_addresses({"127.0.0.1:9"}, {"127.0.0.1:7000", "127.0.0.1:7001"}, false, out),
-            "--exchange-peers needs one address per peer, in peer-id order");
+            "the state-exchange addresses must be one per peer, in peer-id order (got 1 for 2 peers)");
+}
+
+TEST(UdpPeer, ExchangeAddressFailuresSayWhichInputIsWrong) {
+  std::vector<std::string> out;
+  EXPECT_FALSE(exchange_peer_addresses_failure({}, {"127.0.0.1:7000", "127.0.0.1:7001"}, false, out).has_value());
+  auto f = exchange_peer_addresses_failure({"a:1"}, {"", ""}, true, out);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->problem, UdpPeerProblem::ExchangeWithRendezvous);
+  EXPECT_EQ(f->message, "the rendezvous publishes the state-exchange addresses: give none");
+  f = exchange_peer_addresses_failure({}, {"127.0.0.1:7000", "h:x"}, false, out);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->problem, UdpPeerProblem::ExchangePort);
+  EXPECT_EQ(f->detail, "h:x");
+  f = exchange_peer_addresses_failure({"127.0.0.1:9"}, {"127.0.0.1:7000", "127.0.0.1:7001"}, false, out);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->problem, UdpPeerProblem::ExchangeCount);
+  EXPECT_FALSE(f->file.has_value());
 }
 
 TEST(UdpPeer, TwoPeersPlayADuelToTheEndAndRecordTheSameMatch) {
@@ -94,9 +116,10 @@ TEST(UdpPeer, TwoPeersPlayADuelToTheEndAndRecordTheSameMatch) {
   ASSERT_FALSE(f0.has_value()) << f0->message;
   ASSERT_FALSE(f1.has_value()) << f1->message;
   const std::string no_auth =
-      "WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject inputs or expel "
+      "WARNING: messages are not authenticated (no_auth); anyone who can send to this port can inject inputs or expel "
       "a peer (docs/rollback.md, \"Threat model\")";
   EXPECT_EQ(l0.lines, std::vector<std::string>{no_auth});
+  EXPECT_EQ(l0.warnings, std::vector<UdpPeerWarning>{UdpPeerWarning::Unauthenticated});
 
   UdpPeerPlay r1;
   std::thread play1([&] { r1 = p1.play(l1); });
@@ -104,8 +127,11 @@ TEST(UdpPeer, TwoPeersPlayADuelToTheEndAndRecordTheSameMatch) {
   play1.join();
   EXPECT_EQ(r0.failure, "");
   EXPECT_EQ(r1.failure, "");
+  EXPECT_FALSE(r0.timed_out);
   EXPECT_FALSE(p0.finish(l0).has_value());
   EXPECT_FALSE(p1.finish(l1).has_value());
+  EXPECT_EQ(p0.result(r0), UdpPeerResult::Ok);
+  EXPECT_EQ(p1.result(r1), UdpPeerResult::Ok);
   EXPECT_EQ(l0.running, 1);
   EXPECT_TRUE(p0.finished());
   EXPECT_TRUE(p1.finished());
@@ -131,47 +157,67 @@ TEST(UdpPeer, AnUnusableRelayAddressFailsBeforeTheMatch) {
   Lines l;
   const std::optional<UdpPeerFailure> f = p.open(l);
   ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->message.rfind("--relay not an address: ", 0), 0u) << f->message;
+  EXPECT_EQ(f->message.rfind("relay at not an address: ", 0), 0u) << f->message;
+  EXPECT_EQ(f->problem, UdpPeerProblem::Relay);
+  EXPECT_EQ(f->message, "relay at not an address: " + f->detail);
+  EXPECT_FALSE(f->detail.empty());
   EXPECT_FALSE(f->file.has_value());
 }
 
-TEST(UdpPeer, InconsistentOptionsAreNamedInTheToolsTerms) {
+TEST(UdpPeer, InconsistentOptionsAreNamedInTheLibrarysTerms) {
   const UdpPeerOptions good = duel_peer(0, "unused");
   EXPECT_EQ(check_udp_peer_options(good), "");
-  auto with = [&](auto change) {
+  EXPECT_FALSE(udp_peer_options_failure(good).has_value());
+  // The message (check_udp_peer_options is the failure's message) and which input it is about.
+  auto with = [&](auto change, UdpPeerProblem problem) {
     UdpPeerOptions o = good;
     change(o);
-    return check_udp_peer_options(o);
+    const std::optional<UdpPeerFailure> f = udp_peer_options_failure(o);
+    EXPECT_TRUE(f.has_value());
+    if (!f) return std::string();
+    EXPECT_EQ(f->problem, problem) << f->message;
+    EXPECT_FALSE(f->file.has_value());
+    EXPECT_EQ(check_udp_peer_options(o), f->message);
+    return f->message;
   };
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses = {""}; }),
-            "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses.assign(17, ""); }),
-            "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.peers = 3; }),
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses = {""}; }, UdpPeerProblem::AddressCount),
+            "a match needs 2..16 peer addresses (every peer, in peer-id order), got 1");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.addresses.assign(17, ""); }, UdpPeerProblem::AddressCount),
+            "a match needs 2..16 peer addresses (every peer, in peer-id order), got 17");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.peers = 3; }, UdpPeerProblem::SessionPeers),
             "session.peers (3) must equal the number of addresses (2)");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.local_peer = 2; }), "--id must be < the number of --peers");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.key_file = "k"; }), "--no-auth and --key-file exclude each other");
-  EXPECT_EQ(with([](UdpPeerOptions& o) {
-              o.record.clear();
-              o.relay = "127.0.0.1:0";
-            }),
-            "--relay serves the recording: give --record FILE too");
-  EXPECT_EQ(with([](UdpPeerOptions& o) {
-              o.session.hash_interval = 4;
-              o.checkpoint_every = 6;
-            }),
-            "--checkpoint-every must be a multiple of --hash-interval (4)");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.config.players = o.session.players = 3; }),
-            "--players must be <= the number of peers");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.players = 1; }), "session.players (1) must equal config.players (2)");
-  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.spectator = true; }),
-            "a spectator's --id must be >= --players (peer p owns player p)");
-  EXPECT_EQ(with([](UdpPeerOptions& o) {
-              o.addresses = {"", "", ""};
-              o.session.peers = 3;
-              o.session.local_peer = 2;
-            }),
-            "--id owns no player: use 'lockstep spectate' for a spectator");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.local_peer = 2; }, UdpPeerProblem::LocalPeer),
+            "the local peer (2) must be < the number of peers (2)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.key_file = "k"; }, UdpPeerProblem::NoAuthWithKeyFile),
+            "unauthenticated messages (no_auth) and a key file exclude each other");
+  EXPECT_EQ(with(
+                [](UdpPeerOptions& o) {
+                  o.record.clear();
+                  o.relay = "127.0.0.1:0";
+                },
+                UdpPeerProblem::RelayWithoutRecord),
+            "a relay serves the recording: it needs a record file");
+  EXPECT_EQ(with(
+                [](UdpPeerOptions& o) {
+                  o.session.hash_interval = 4;
+                  o.checkpoint_every = 6;
+                },
+                UdpPeerProblem::CheckpointInterval),
+            "the checkpoint interval (6) must be a multiple of the hash interval (4)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.config.players = o.session.players = 3; }, UdpPeerProblem::PlayersOverPeers),
+            "the players (3) must be <= the number of peers (2)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.players = 1; }, UdpPeerProblem::SessionPlayers),
+            "session.players (1) must equal config.players (2)");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.spectator = true; }, UdpPeerProblem::SpectatorOwnsPlayer),
+            "a spectator's peer id (0) must be >= the players (2; peer p owns player p)");
+  EXPECT_EQ(with(
+                [](UdpPeerOptions& o) {
+                  o.addresses = {"", "", ""};
+                  o.session.peers = 3;
+                  o.session.local_peer = 2;
+                },
+                UdpPeerProblem::PlayerOwnsNoPlayer),
+            "peer 2 owns no player (2 players; peer p owns player p): make it a spectator");
 }
 
 TEST(UdpPeer, OpenRefusesInconsistentOptionsBeforeBindingAnything) {
@@ -182,14 +228,17 @@ TEST(UdpPeer, OpenRefusesInconsistentOptionsBeforeBindingAnything) {
   Lines l;
   const std::optional<UdpPeerFailure> f = p.open(l);
   ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->message, "--id must be < the number of --peers");
+  EXPECT_EQ(f->message, "the local peer (7) must be < the number of peers (2)");
+  EXPECT_EQ(f->problem, UdpPeerProblem::LocalPeer);
   EXPECT_FALSE(f->file.has_value());
   EXPECT_TRUE(l.lines.empty());
   EXPECT_TRUE(std::filesystem::is_empty(dir)) << "nothing published to the rendezvous, no recording started";
 }
 
-TEST(UdpPeer, TheReportAsTheToolPrintsIt) {
-  const std::string dir = scratch_dir("report");
+// The outcome a caller maps to its exit code (the report itself is the tool's: cli/src/cmd_peer.cpp,
+// checked end to end by tests/rollback/udp_match.sh).
+TEST(UdpPeer, TheResultOfAPlayedMatch) {
+  const std::string dir = scratch_dir("result");
   UdpPeerOptions o0 = duel_peer(0, dir), o1 = duel_peer(1, dir);
   o0.record.clear();
   o1.record.clear();
@@ -201,26 +250,33 @@ TEST(UdpPeer, TheReportAsTheToolPrintsIt) {
     (void)p1.play(l1);
   });
   ASSERT_FALSE(p0.open(l0).has_value());
-  ASSERT_EQ(p0.play(l0).failure, "");
+  const UdpPeerPlay played = p0.play(l0);
   other.join();
+  ASSERT_EQ(played.failure, "");
   ASSERT_FALSE(p0.finish(l0).has_value());
-  const SessionStats& s = p0.session().stats();
-  const std::string hash = to_hex(p0.session().runner().hash().total);
-  UdpPeerOutcome ok{0, "", "duel"};
-  EXPECT_EQ(udp_peer_report(p0, ok, false),
-            "peer 0: OK, confirmed 30/30 ticks, " + std::to_string(s.rollbacks) + " rollbacks (max depth " +
-                std::to_string(s.max_rollback_depth) + "), " + std::to_string(s.stalls) + " stalls, " +
-                std::to_string(s.hash_checks) + " hash checks, " + std::to_string(p0.loop().stats().waited_frames) +
-                " frames waited (time sync), final hash " + hash + "\n");
-  UdpPeerOutcome failed{1, "DESYNC: tick 9", "duel", 12, 345};
-  const std::string json = udp_peer_report(p0, failed, true);
-  EXPECT_EQ(json.rfind("{\"ok\":false,\"exit\":1,\"peer\":0,\"peers\":2,\"sim\":\"duel\",\"ticks\":30,\"confirmed_tick\":30,"
-                       "\"finished\":true,\"final_hash\":\"" + hash + "\",\"frames\":",
-                       0),
-            0u)
-      << json;
-  EXPECT_NE(json.find(",\"key\":\"none\","), std::string::npos) << json;
-  const std::string tail = ",\"rejoin_tick\":12,\"rejoined_after_ms\":345,\"error\":\"DESYNC: tick 9\"}\n";
-  ASSERT_GE(json.size(), tail.size());
-  EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
+  EXPECT_TRUE(p0.finished());
+  EXPECT_EQ(p0.result(played), UdpPeerResult::Ok);
+  EXPECT_EQ(p0.result(UdpPeerPlay{"the handshake was rejected", true, false}), UdpPeerResult::BadInput);
+  EXPECT_EQ(p0.result(UdpPeerPlay{"every other peer disconnected", false, false}), UdpPeerResult::Unfinished);
+}
+
+TEST(UdpPeer, APlayPastItsWallClockLimitIsUnfinished) {
+  const std::string dir = scratch_dir("timeout");
+  UdpPeerOptions o0 = duel_peer(0, dir), o1 = duel_peer(1, dir);
+  o0.record.clear();
+  o1.record.clear();
+  o0.max_us = o1.max_us = 0;  // over before the first frame
+  UdpPeer p0(fixtures::duel_sim(), o0), p1(fixtures::duel_sim(), o1);
+  Lines l0, l1;
+  std::optional<UdpPeerFailure> f1;
+  std::thread other([&] { f1 = p1.open(l1); });
+  const std::optional<UdpPeerFailure> f0 = p0.open(l0);
+  other.join();
+  ASSERT_FALSE(f0.has_value()) << f0->message;
+  ASSERT_FALSE(f1.has_value()) << f1->message;
+  const UdpPeerPlay played = p0.play(l0);
+  EXPECT_TRUE(played.timed_out);
+  EXPECT_FALSE(played.bad_input);
+  EXPECT_EQ(played.failure, "the match did not finish within its wall-clock limit (confirmed 0 of 90 ticks)");
+  EXPECT_EQ(p0.result(played), UdpPeerResult::Unfinished);
 }

@@ -13,13 +13,13 @@
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/replay_state.h>
 #include <lockstep/inspect/state.h>
-#include <lockstep/observers.h>
+#include <lockstep/store/observers.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/resume.h>
 #include <lockstep/rollback/synctest.h>
-#include <lockstep/system_access.h>
-#include <lockstep/view.h>
-#include <lockstep/view_state.h>
+#include <lockstep/store/system_access.h>
+#include <lockstep/query/view.h>
+#include <lockstep/query/view_state.h>
 
 #include <gtest/gtest.h>
 
@@ -265,8 +265,8 @@ lockstep::replay::Replay record_with_checkpoints(const ViewSim& sim, Runner& a, 
     }
     p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
     p1->generate(t, a.world(), std::span<std::byte>(frame.data() + sizeof(VInput), sizeof(VInput)));
-    std::vector<std::byte> canonical = frame;
-    Runner::host_to_canonical(sim.input_type(), canonical);
+    std::vector<std::byte> canonical(frame.size());
+    Runner::copy_to_canonical(sim.input_type(), frame, canonical);
     r.inputs.insert(r.inputs.end(), canonical.begin(), canonical.end());
     EXPECT_TRUE(a.step(frame).ok()) << "tick " << t;
   }
@@ -284,9 +284,7 @@ lockstep::inspect::State resume(const ViewSim& sim, const lockstep::replay::Repl
   (void)b.rehash();
   std::vector<std::byte> frame(b.frame_bytes());
   for (std::uint64_t t = from; t < to; ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    Runner::canonical_to_host(sim.input_type(), frame);
+    Runner::copy_to_host(sim.input_type(), r.frame(t), frame);
     EXPECT_TRUE(b.step(frame).ok());
   }
   return lockstep::inspect::capture(b.world().storage());
@@ -398,8 +396,8 @@ TEST(ViewSim, ARecorderGivenTheWorldWritesFormat2Checkpoints) {
   for (std::uint64_t t = 0; t < 60; ++t) {
     p0->generate(t, a.world(), std::span<std::byte>(frame.data(), sizeof(VInput)));
     p1->generate(t, a.world(), std::span<std::byte>(frame.data() + sizeof(VInput), sizeof(VInput)));
-    std::vector<std::byte> canonical = frame;
-    Runner::host_to_canonical(sim.input_type(), canonical);
+    std::vector<std::byte> canonical(frame.size());
+    Runner::copy_to_canonical(sim.input_type(), frame, canonical);
     ASSERT_TRUE(a.step(frame).ok());
     ASSERT_TRUE(rec.tick(canonical, &a.hash()).ok());
     if (a.world().tick() == 20) {

@@ -53,7 +53,9 @@ TEST(WatchSource, TheCallersOpenerNamesTheSource) {
     return nullptr;
   };
   const WatchSource w = open_watch_source(o);
-  EXPECT_EQ(w.error, "--follow ftp://x/p0.replay: refused ftp://x/p0.replay");
+  EXPECT_EQ(w.error, "recording ftp://x/p0.replay: refused ftp://x/p0.replay");
+  EXPECT_EQ(w.problem, WatchSourceProblem::Source);
+  EXPECT_EQ(w.detail, "refused ftp://x/p0.replay");
   EXPECT_EQ(w.source, nullptr);
 }
 
@@ -61,7 +63,9 @@ TEST(WatchSource, HostAndFollowExcludeEachOther) {
   WatchSourceOptions o;
   o.host = "127.0.0.1:7000";
   o.source = "p0.replay";
-  EXPECT_EQ(open_watch_source(o).error, "--host and --follow exclude each other");
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.error, "a relay host and a recording source exclude each other");
+  EXPECT_EQ(w.problem, WatchSourceProblem::HostAndSource);
 }
 
 TEST(WatchSource, ABadKeyFileIsTheError) {
@@ -71,7 +75,20 @@ TEST(WatchSource, ABadKeyFileIsTheError) {
   MatchKey key{};
   std::string why;
   ASSERT_FALSE(read_match_key_file(o.key_file, key, why));
-  EXPECT_EQ(open_watch_source(o).error, why);
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.error, why);
+  EXPECT_EQ(w.problem, WatchSourceProblem::Key);
+}
+
+TEST(WatchSource, ARelayHostThatCannotBeWatchedIsTheError) {
+  WatchSourceOptions o;
+  o.host = "not-an-address";
+  o.no_auth = true;
+  const WatchSource w = open_watch_source(o);
+  EXPECT_EQ(w.problem, WatchSourceProblem::Host);
+  EXPECT_FALSE(w.detail.empty());
+  EXPECT_EQ(w.error, "relay host not-an-address: " + w.detail);
+  EXPECT_EQ(w.source, nullptr);
 }
 
 TEST(WatchSource, WatchesThroughARelayAndRelaysOnward) {
@@ -81,6 +98,7 @@ TEST(WatchSource, WatchesThroughARelayAndRelaysOnward) {
   o.no_auth = true;
   const WatchSource w = open_watch_source(o);
   ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.problem, WatchSourceProblem::None);
   ASSERT_NE(w.source, nullptr);
   EXPECT_EQ(w.relayed, w.source.get());
   ASSERT_NE(w.onward, nullptr);
@@ -99,7 +117,9 @@ TEST(WatchSource, AnOnwardRelayThatCannotBindIsTheError) {
   std::string why;
   ASSERT_FALSE(direct.open(c, why));
   const WatchSource w = open_watch_source(o);
-  EXPECT_EQ(w.error, "--relay not-an-address: " + why);
+  EXPECT_EQ(w.error, "onward relay at not-an-address: " + why);
+  EXPECT_EQ(w.problem, WatchSourceProblem::Onward);
+  EXPECT_EQ(w.detail, why);
   EXPECT_EQ(w.source, nullptr);
   EXPECT_EQ(w.onward, nullptr);
 }

@@ -4,10 +4,10 @@
 // that call needs a Write declaration; a Release build used to hand it null and the game
 // crashed on its first `record` (exit 139). It must keep working, with one warning naming
 // the system, the resource and its declared access (tests/tool/tool_tests.sh, legacy_*).
-#include <lockstep/component.h>
-#include <lockstep/fixed.h>
+#include <lockstep/store/component.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/replay/sim.h>
-#include <lockstep/rng.h>
+#include <lockstep/math/rng.h>
 #include <lockstep/world.h>
 
 #include <cstring>

@@ -5,17 +5,18 @@
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/replay/runner.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/viewer/page.h>
 #include <lockstep/viewer/session.h>
-#include <lockstep/fixed.h>
+#include <lockstep/math/fixed.h>
 #include <lockstep/world.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -154,9 +155,7 @@ TEST_F(ViewerSession, ReplayHashesAreTheRunnersAtEveryTickSeekedToInAnyOrder) {
   want.push_back(hex16(runner.hash().total));
   std::vector<std::byte> frame(r.header.frame_bytes());
   for (std::uint64_t t = 0; t < r.frame_count(); ++t) {
-    const auto f = r.frame(t);
-    std::copy(f.begin(), f.end(), frame.begin());
-    lockstep::replay::Runner::canonical_to_host(sim->input_type(), frame);
+    lockstep::replay::Runner::copy_to_host(sim->input_type(), r.frame(t), frame);
     ASSERT_TRUE(runner.step(frame).ok());
     want.push_back(hex16(runner.hash().total));
   }
@@ -213,9 +212,7 @@ TEST_F(ViewerSession, SeekStartsFromTheLastCheckpointAtOrBeforeTheTick) {
       if (t == from_state_of_tick && snapshot_at_from != nullptr) {
         EXPECT_TRUE(lockstep::encode_snapshot(runner.world().storage(), *snapshot_at_from).ok());
       }
-      const auto f = r.frame(t);
-      std::copy(f.begin(), f.end(), frame.begin());
-      lockstep::replay::Runner::canonical_to_host(sim->input_type(), frame);
+      lockstep::replay::Runner::copy_to_host(sim->input_type(), r.frame(t), frame);
       EXPECT_TRUE(runner.step(frame).ok());
     }
     return hex16(runner.hash().total);
@@ -235,9 +232,7 @@ TEST_F(ViewerSession, SeekStartsFromTheLastCheckpointAtOrBeforeTheTick) {
     ASSERT_TRUE(lockstep::load_snapshot_bytes(cp.snapshot, runner.world(), scratch, "cp").ok());
     std::vector<std::byte> frame(r.header.frame_bytes());
     for (std::uint64_t t = 300; t < 450; ++t) {
-      const auto f = r.frame(t);
-      std::copy(f.begin(), f.end(), frame.begin());
-      lockstep::replay::Runner::canonical_to_host(sim->input_type(), frame);
+      lockstep::replay::Runner::copy_to_host(sim->input_type(), r.frame(t), frame);
       ASSERT_TRUE(runner.step(frame).ok());
     }
     from_checkpoint = hex16(runner.hash().total);
@@ -429,6 +424,16 @@ TEST_F(ViewerSession, EmbeddedFramesAreEveryTickUpToTheLimitThenKeyframes) {
   EXPECT_EQ(keys.stride & (keys.stride - 1), 0u);
   EXPECT_EQ(keys.ticks, last / keys.stride + 1 + (last % keys.stride != 0 ? 1 : 0));
   EXPECT_NE(keys.note.find("keyframes only: every " + std::to_string(keys.stride) + "th tick"), std::string::npos) << keys.note;
+  const std::string ends = "other ticks show the keyframe before them. A served page shows every tick.";
+  EXPECT_EQ(keys.note.substr(keys.note.size() - std::min(keys.note.size(), ends.size())), ends);
+  EXPECT_FALSE(keys.over_limit);
+  // The caller words how its reader gets every tick (the tool names its command).
+  lockstep::viewer::EmbedLimits worded = small;
+  worded.every_tick = "Every tick: mytool show FILE --all";
+  lockstep::viewer::Embedded keys_worded;
+  ASSERT_TRUE(lockstep::viewer::embed_frames(s, info, worded, keys_worded, error)) << error;
+  EXPECT_EQ(keys_worded.note, keys.note.substr(0, keys.note.size() - std::string("A served page shows every tick.").size()) +
+                                  "Every tick: mytool show FILE --all");
   EXPECT_NE(keys.data_json.find(",\"ticks\":[0," + std::to_string(keys.stride) + ","), std::string::npos);
   EXPECT_NE(keys.data_json.find("," + std::to_string(last) + "],\"stride\":"), std::string::npos);
   // The embedded frame of a tick is the seek answer of that tick, byte for byte.
@@ -438,7 +443,9 @@ TEST_F(ViewerSession, EmbeddedFramesAreEveryTickUpToTheLimitThenKeyframes) {
   lockstep::viewer::EmbedLimits tiny;
   tiny.max_bytes = 100;
   EXPECT_FALSE(lockstep::viewer::embed_frames(s, info, tiny, keys, error));
-  EXPECT_EQ(error, "the first and last frames alone take more than 100 bytes (--embed-limit); use --serve");
+  EXPECT_EQ(error, "the first and last frames alone take more than 100 bytes, the limit of an embedded page; a served page "
+                   "has none");
+  EXPECT_TRUE(keys.over_limit);
 }
 
 TEST_F(ViewerSession, NativePageKeepsDataInsideItsScriptElement) {

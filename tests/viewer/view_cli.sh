@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `lockstep view` without emscripten (docs/viewer.md): the missing template is explained, a
-# bad file is refused with its offset, and a template is filled with the file's exact bytes.
+# bad file is refused with its offset, a template is filled with the file's exact bytes, and a
+# frames page over its --embed-limit holds keyframes and says which flags give every tick.
 # usage: view_cli.sh CASE LOCKSTEP SOURCE_DIR WORK_DIR
 set -uo pipefail
 case_name=$1 bin=$2 src=$3 work=$4/$1
@@ -53,6 +54,13 @@ PY
     # Found beside the tool's directory through LOCKSTEP_VIEWER_PAGE too.
     LOCKSTEP_VIEWER_PAGE=$template expect 0 "$bin" view "$src/fixtures/duel/duel.replay" -o "$work/page2.html"
     cmp "$work/page.html" "$work/page2.html" || { echo "FAIL: pages differ"; exit 1; }
+    ;;
+  keyframes)
+    expect 0 "$bin" view "$src/fixtures/skirmish/skirmish.replay" -o "$work/k.html" --embed-limit 1
+    contains out.txt "wrote $work/k.html ("
+    contains out.txt " frames, keyframes every "
+    contains out.txt " ticks (--embed-limit 1 MiB; --serve shows every tick)): open it in a browser, no server needed"
+    contains k.html "ticks) to stay under 1 MiB; other ticks show the keyframe before them. Every tick: lockstep view FILE --serve"
     ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

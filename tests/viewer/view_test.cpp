@@ -51,12 +51,13 @@ TEST(View, ExplainsAMissingTemplate) {
   EXPECT_EQ(wasm_page_not_found({"/a/lockstep-viewer.html", "/b/lockstep-viewer.html"}),
             "view: the viewer page template (lockstep-viewer.html) was not found; looked in:\n"
             "  /a/lockstep-viewer.html\n  /b/lockstep-viewer.html\n"
-            "It is built with emscripten, which this build did not have: run scripts/bootstrap --browser, "
-            "configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the lockstep tool), or pass "
-            "--viewer PATH to a built lockstep-viewer.html. Without --wasm/--viewer, `view -o` writes a page "
-            "that needs no emscripten. See docs/viewer.md.");
+            "It is built with emscripten, which this build did not have: install emscripten (scripts/bootstrap "
+            "can), configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the tool), or give the path of a "
+            "built lockstep-viewer.html. The frames page (write_frames_page) needs no emscripten. See docs/viewer.md.");
   const WrittenPage w = write_wasm_page(kDuel, "/nonexistent/x.html", "/nonexistent/t.html");
   EXPECT_EQ(w.error, wasm_page_not_found({"/nonexistent/t.html"}));
+  EXPECT_EQ(w.problem, WrittenPageProblem::TemplateNotFound);
+  EXPECT_EQ(w.looked, std::vector<std::string>{"/nonexistent/t.html"});
 }
 
 TEST(View, WantsTheWasmPageWhenAskedOrConfigured) {
@@ -87,9 +88,12 @@ TEST(View, WritesTheWasmPageWithTheFileInside) {
   EXPECT_EQ(written_page_report(w, true), "{\"ok\":true,\"file\":\"" + kDuel + "\",\"out\":\"" + out.string() +
                                               "\",\"page\":\"wasm\",\"template\":\"" + tmpl.string() + "\",\"bytes\":" +
                                               std::to_string(page.size()) + "}\n");
+  EXPECT_EQ(w.problem, WrittenPageProblem::None);
   std::ofstream(tmpl) << "<p></p>";
-  EXPECT_EQ(write_wasm_page(kDuel, out.string(), tmpl.string()).error,
+  const WrittenPage no_placeholder = write_wasm_page(kDuel, out.string(), tmpl.string());
+  EXPECT_EQ(no_placeholder.error,
             "view: " + tmpl.string() + ": not a viewer page template (expected exactly one @LOCKSTEP_DATA@)");
+  EXPECT_EQ(no_placeholder.problem, WrittenPageProblem::Other);
   fs::remove_all(dir);
 }
 
@@ -106,8 +110,10 @@ TEST(View, WritesTheFramesPage) {
                                               "\",\"page\":\"frames\",\"frames\":" + std::to_string(w.frames) +
                                               ",\"stride\":1,\"bytes\":" + std::to_string(w.bytes) + "}\n");
   fs::remove(out);
+  EXPECT_EQ(w.problem, WrittenPageProblem::None);
   const WrittenPage unwritable = write_frames_page(kDuel, "/nonexistent/dir/x.html", 24);
   EXPECT_EQ(unwritable.error.rfind("/nonexistent/dir/x.html", 0), 0u) << unwritable.error;
+  EXPECT_EQ(unwritable.problem, WrittenPageProblem::Other);
   EXPECT_EQ(unwritable.bytes, 0u);
 }
 
@@ -121,7 +127,7 @@ TEST(View, ReportsServing) {
     EXPECT_EQ(serve_file("/nonexistent/a.replay", {}), load_view_file("/nonexistent/a.replay", none));
   } else {
     Session none;
-    EXPECT_EQ(serve_file(kDuel, {}), "view: --serve: " + serve(none, "", {}));
+    EXPECT_EQ(serve_file(kDuel, {}), "view: cannot serve: " + serve(none, "", {}));
   }
 }
 

@@ -29,7 +29,7 @@ if(Python3_Interpreter_FOUND)
 endif()
 
 # `lockstep view` itself, without emscripten (tests/viewer/view_cli.sh): label "viewer".
-foreach(case no_template bad_file fills_template)
+foreach(case no_template bad_file fills_template keyframes)
   add_test(NAME viewer_cli.${case} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/view_cli.sh ${case} $<TARGET_FILE:lockstep>
                                            ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/viewer_cli)
   set_tests_properties(viewer_cli.${case} PROPERTIES LABELS viewer TIMEOUT 120)

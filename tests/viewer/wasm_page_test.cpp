@@ -52,7 +52,7 @@ TEST(NativePage, SaysWhatItHolds) {
   e.ticks = 300;
   e.stride = 4;
   EXPECT_EQ(lockstep::viewer::describe_embedded(e, 2),
-            "300 frames, keyframes every 4 ticks (--embed-limit 2 MiB; --serve shows every tick)");
+            "300 frames, keyframes every 4 ticks (limit 2 MiB; a served page shows every tick)");
 }
 
 }  // namespace

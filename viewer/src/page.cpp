@@ -130,7 +130,8 @@ bool embed_frames(Session& session, std::string_view load_answer, const EmbedLim
       // Two frames (the first and the last) are the least a page shows.
       if (ticks.size() <= 2) {
         error = "the first and last frames alone take more than " + std::to_string(limits.max_bytes) +
-                " bytes (--embed-limit); use --serve";
+                " bytes, the limit of an embedded page; a served page has none";
+        out.over_limit = true;
         return false;
       }
       continue;
@@ -144,7 +145,8 @@ bool embed_frames(Session& session, std::string_view load_answer, const EmbedLim
       out.note = "this page holds keyframes only: every " + std::to_string(stride) + "th tick (" +
                  std::to_string(ticks.size()) + " of " + std::to_string(last - first + 1) +
                  " ticks) to stay under " + std::to_string(limits.max_bytes >> 20) +
-                 " MiB; other ticks show the keyframe before them. Every tick: lockstep view FILE --serve";
+                 " MiB; other ticks show the keyframe before them." +
+                 (limits.every_tick.empty() ? std::string() : " " + limits.every_tick);
     std::string t = "[";
     for (std::size_t i = 0; i < ticks.size(); ++i) t += (i ? "," : "") + std::to_string(ticks[i]);
     t += "]";
@@ -229,8 +231,8 @@ std::string read_wasm_page_template(const std::string& path, std::string& page) 
 std::string describe_embedded(const Embedded& e, std::uint64_t embed_limit_mib) {
   return std::to_string(e.ticks) + (e.ticks == 1 ? " frame" : " frames") +
          (e.stride == 1 ? std::string(e.ticks > 1 ? ", every tick" : "")
-                        : ", keyframes every " + std::to_string(e.stride) + " ticks (--embed-limit " +
-                              std::to_string(embed_limit_mib) + " MiB; --serve shows every tick)");
+                        : ", keyframes every " + std::to_string(e.stride) + " ticks (limit " +
+                              std::to_string(embed_limit_mib) + " MiB; a served page shows every tick)");
 }
 
 }  // namespace lockstep::viewer

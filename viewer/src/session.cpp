@@ -15,7 +15,7 @@
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
-#include <lockstep/view.h>
+#include <lockstep/query/view.h>
 
 #include <algorithm>
 #include <cstdio>

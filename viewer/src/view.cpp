@@ -28,10 +28,9 @@ std::string wasm_page_not_found(const std::vector<std::string>& looked) {
   std::string where;
   for (const std::string& p : looked) where += "\n  " + p;
   return std::string("view: the viewer page template (") + kWasmPageName + ") was not found; looked in:" + where +
-         "\nIt is built with emscripten, which this build did not have: run scripts/bootstrap --browser, "
-         "configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the lockstep tool), or pass "
-         "--viewer PATH to a built " + kWasmPageName + ". Without --wasm/--viewer, `view -o` writes a page "
-         "that needs no emscripten. See docs/viewer.md.";
+         "\nIt is built with emscripten, which this build did not have: install emscripten (scripts/bootstrap "
+         "can), configure with -DLOCKSTEP_VIEWER=ON and build (it lands beside the tool), or give the path of a "
+         "built " + kWasmPageName + ". The frames page (write_frames_page) needs no emscripten. See docs/viewer.md.";
 }
 
 namespace {
@@ -39,23 +38,30 @@ void write_page(WrittenPage& w, const std::string& page) {
   hash::WriteFailure failure;
   if (!hash::write_file_atomically(w.out, page.data(), page.size(), failure)) {
     w.error = failure.failed_path + ": " + failure.what;
+    w.problem = WrittenPageProblem::Other;
     return;
   }
   w.bytes = page.size();
 }
 }  // namespace
 
-WrittenPage write_frames_page(const std::string& file, const std::string& out, std::uint64_t embed_limit_mib) {
+WrittenPage write_frames_page(const std::string& file, const std::string& out, std::uint64_t embed_limit_mib,
+                              const std::string& every_tick) {
   WrittenPage w;
   w.file = file;
   w.out = out;
   ViewFile f;
-  if (w.error = load_view_file(file, f); !w.error.empty()) return w;
+  if (w.error = load_view_file(file, f); !w.error.empty()) {
+    w.problem = WrittenPageProblem::Other;
+    return w;
+  }
   EmbedLimits limits;
   limits.max_bytes = embed_limit_mib << 20;
+  if (!every_tick.empty()) limits.every_tick = every_tick;
   Embedded e;
   if (!embed_frames(f.session, f.answer, limits, e, w.error)) {
     w.error = "view: " + w.error;
+    w.problem = e.over_limit ? WrittenPageProblem::OverEmbedLimit : WrittenPageProblem::Other;
     return w;
   }
   w.frames = e.ticks;
@@ -74,15 +80,21 @@ WrittenPage write_wasm_page(const std::string& file, const std::string& out, con
   w.template_path = find_wasm_page_template(explicit_template, looked);
   if (w.template_path.empty()) {
     w.error = wasm_page_not_found(looked);
+    w.problem = WrittenPageProblem::TemplateNotFound;
+    w.looked = std::move(looked);
     return w;
   }
   std::string page;
   if (std::string error = read_wasm_page_template(w.template_path, page); !error.empty()) {
     w.error = "view: " + error;
+    w.problem = WrittenPageProblem::Other;
     return w;
   }
   ViewFile f;
-  if (w.error = load_view_file(file, f); !w.error.empty()) return w;
+  if (w.error = load_view_file(file, f); !w.error.empty()) {
+    w.problem = WrittenPageProblem::Other;
+    return w;
+  }
   const std::string name = std::filesystem::path(file).filename().string();
   w.what = name + " embedded, wasm page";
   write_page(w, fill_wasm_page(std::move(page), name, f.bytes));
@@ -106,11 +118,11 @@ std::string written_page_report(const WrittenPage& page, bool json) {
 std::string serve_file(const std::string& file, const ServeOptions& options) {
   if (!server_available()) {
     Session none;  // serve() without the server only says why
-    return "view: --serve: " + serve(none, "", {});
+    return "view: cannot serve: " + serve(none, "", {});
   }
   ViewFile f;
   if (std::string error = load_view_file(file, f); !error.empty()) return error;
-  if (std::string error = serve(f.session, f.answer, options); !error.empty()) return "view: --serve: " + error;
+  if (std::string error = serve(f.session, f.answer, options); !error.empty()) return "view: cannot serve: " + error;
   return "";
 }
 

@@ -8,9 +8,9 @@
 // Reading maps the file's schema onto the target world's ids by name and validates every
 // length before allocating; errors say what was wrong and where (file, byte offset).
 // These are file-layer calls (not a hot path): they allocate and may use std::string.
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/status.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstddef>
 #include <cstdint>

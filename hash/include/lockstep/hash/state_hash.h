@@ -12,7 +12,7 @@
 //
 // All bytes are little-endian, independent of host byte order, pointer width and compiler.
 // Hashing allocates nothing and reads the state through lockstep::StorageView only.
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <array>
 #include <cstddef>

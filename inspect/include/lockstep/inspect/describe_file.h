@@ -77,14 +77,21 @@ struct FileReportRequest {
 // What to print. `error` non-empty: bad input and nothing described (`out` empty); `status`
 // is then the replay file layer's status when the failure was there. `warnings` (a damaged or
 // truncated replay's) are shown first, also beside an error.
+// What a failed request was refused for (FileReport::problem), for a caller that names its own
+// options: Other (the file: `error` and `status` say it), SimsWithPath ("listing the sims of this
+// build takes no file (got 'PATH'); ..."), NoScheduleSubject ("a system schedule needs a sim name
+// (...) or a replay file"), ScheduleSetup ("setup of SIM failed: ...").
+enum class FileReportProblem : std::uint8_t { None, Other, SimsWithPath, NoScheduleSubject, ScheduleSetup };
+
 struct FileReport {
   std::string out;  // the text report (every line ending in '\n'), or one JSON object and '\n'
   std::vector<std::string> warnings;
   std::string error;
   std::optional<replay::ReplayStatus> status;
+  FileReportProblem problem = FileReportProblem::None;  // with `error`
 };
 
-// `--sims` with a path is an error; `systems` describes the schedule (describe_schedule /
+// `sims` with a path is refused (SimsWithPath); `systems` describes the schedule (describe_schedule /
 // append_schedule_fields, with "ok" and "sim" fields); no path lists the sims ("NAME vVERSION
 // input TYPE (N bytes, schema HEX)" lines; JSON array "sims"); otherwise the file by its kind:
 // a bundle ("bundle" line, describe_bundle, "report" line; append_bundle_fields), a snapshot

@@ -11,7 +11,7 @@
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/verify.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <cstdint>
 #include <optional>

@@ -11,8 +11,8 @@
 // schema, so the language and the C++ API share one semantics (exact constants, absent
 // components false, total order with ties by slot). Errors carry the byte column of the text.
 #include <lockstep/inspect/state.h>
-#include <lockstep/predicate.h>
-#include <lockstep/query_where.h>
+#include <lockstep/query/predicate.h>
+#include <lockstep/query/where.h>
 
 #include <cstdint>
 #include <memory>

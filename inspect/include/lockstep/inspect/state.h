@@ -10,9 +10,9 @@
 //   decode_state(bytes) / read_state_file(path)   a snapshot file (docs/hashing.md)
 //   state_at_tick (replay_state.h), bundles (bundle.h)
 // Consumers: dump.h, diff.h, svg.h — and tools (the browser viewer) that walk it directly.
-#include <lockstep/field.h>
+#include <lockstep/store/field.h>
 #include <lockstep/hash/snapshot_file.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstddef>
 #include <cstdint>

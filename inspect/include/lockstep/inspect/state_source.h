@@ -14,12 +14,21 @@
 
 namespace lockstep::inspect {
 
+// Why a bundle's side gave no state (StateSource::problem), for a caller that names its own
+// option for the side.
+enum class StateSourceProblem : std::uint8_t {
+  None,              // loaded, or failed for another reason (the message says it)
+  NoSuchSide,        // "PATH: side N: the bundle has K side(s)"
+  SideWithoutState,  // "PATH: side 'LABEL' has hashes only, no state (another side may hold one)"
+};
+
 struct StateSource {
   std::string label;  // "FILE", "FILE@300", "FILE (peer 1)"
   State state;
   bool is_bundle = false;
   Bundle bundle;  // when is_bundle
   std::vector<std::string> warnings;  // the replay file's (e.g. an interrupted recording)
+  StateSourceProblem problem = StateSourceProblem::None;  // after a failed load
 };
 
 // Loads `path`. `tick`: replays only (default: the last tick). `side`: bundles only. Replays

@@ -47,7 +47,7 @@ std::string against_desync_report(const std::string& a, const std::string& b, co
 // source (replay or sim).
 std::string system_divergence_report(const std::string& name, const SystemSyncResult& r, const std::string& bundle,
                                      bool json);
-// The per-system sync test found nothing: "OK synctest --per-system NAME: T ticks, every stage
+// The per-system sync test found nothing: "OK per-system sync test NAME: T ticks, every stage
 // of every tick reproduced", or {"ok":true,"source":NAME,"per_system":true,"ticks":T}.
 std::string system_sync_ok_report(const std::string& name, const SystemSyncResult& r, bool json);
 

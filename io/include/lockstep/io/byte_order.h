@@ -3,16 +3,55 @@
 // by the state hash (hash/) and the snapshot-file codec (snapshot_codec.h). Values are
 // described by their TypeDescriptor field lists (component.h), so the same bytes come out on
 // every host whatever its byte order.
-#include <lockstep/field.h>
+#include <lockstep/store/field.h>
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace lockstep::io {
 
 inline constexpr bool kLittleHost = std::endian::native == std::endian::little;
+
+// ---- Little-endian integers -------------------------------------------------------------
+// The one copy of the load/store of a little-endian integer: every file and wire field is
+// read and written with these, whatever the host's byte order.
+inline void put_u16(std::byte* dst, std::uint16_t v) noexcept {
+  for (int i = 0; i < 2; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+inline void put_u32(std::byte* dst, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+inline void put_u64(std::byte* dst, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+// The `n` (0..8) bytes at src, least significant first, as an unsigned value.
+inline std::uint64_t get_le(const std::byte* src, std::size_t n) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v |= std::to_integer<std::uint64_t>(src[i]) << (8 * i);
+  return v;
+}
+inline std::uint16_t get_u16(const std::byte* src) noexcept { return static_cast<std::uint16_t>(get_le(src, 2)); }
+inline std::uint32_t get_u32(const std::byte* src) noexcept { return static_cast<std::uint32_t>(get_le(src, 4)); }
+inline std::uint64_t get_u64(const std::byte* src) noexcept { return get_le(src, 8); }
+// Appending to a byte vector (encoders that grow their output).
+inline void append_u16(std::vector<std::byte>& out, std::uint16_t v) {
+  std::byte b[2];
+  put_u16(b, v);
+  out.insert(out.end(), b, b + 2);
+}
+inline void append_u32(std::vector<std::byte>& out, std::uint32_t v) {
+  std::byte b[4];
+  put_u32(b, v);
+  out.insert(out.end(), b, b + 4);
+}
+inline void append_u64(std::vector<std::byte>& out, std::uint64_t v) {
+  std::byte b[8];
+  put_u64(b, v);
+  out.insert(out.end(), b, b + 8);
+}
 
 // True when the type's fields cover [0, size) exactly, in order, so that on a little-endian
 // host the memory bytes of a value are its canonical bytes.
@@ -39,19 +78,19 @@ inline void element_to_le(std::byte* dst, const std::byte* src, std::uint32_t es
     case 2: {
       std::uint16_t v;
       std::memcpy(&v, src, 2);
-      for (int i = 0; i < 2; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+      put_u16(dst, v);
       return;
     }
     case 4: {
       std::uint32_t v;
       std::memcpy(&v, src, 4);
-      for (int i = 0; i < 4; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+      put_u32(dst, v);
       return;
     }
     case 8: {
       std::uint64_t v;
       std::memcpy(&v, src, 8);
-      for (int i = 0; i < 8; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+      put_u64(dst, v);
       return;
     }
     default:
@@ -64,20 +103,17 @@ inline void element_to_le(std::byte* dst, const std::byte* src, std::uint32_t es
 inline void element_from_le(std::byte* dst, const std::byte* src, std::uint32_t es) noexcept {
   switch (es) {
     case 2: {
-      std::uint16_t v = 0;
-      for (int i = 0; i < 2; ++i) v = static_cast<std::uint16_t>(v | (std::to_integer<std::uint16_t>(src[i]) << (8 * i)));
+      const std::uint16_t v = get_u16(src);
       std::memcpy(dst, &v, 2);
       return;
     }
     case 4: {
-      std::uint32_t v = 0;
-      for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(src[i]) << (8 * i);
+      const std::uint32_t v = get_u32(src);
       std::memcpy(dst, &v, 4);
       return;
     }
     case 8: {
-      std::uint64_t v = 0;
-      for (int i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(src[i]) << (8 * i);
+      const std::uint64_t v = get_u64(src);
       std::memcpy(dst, &v, 8);
       return;
     }
@@ -85,13 +121,6 @@ inline void element_from_le(std::byte* dst, const std::byte* src, std::uint32_t 
       std::memcpy(dst, src, es);
       return;
   }
-}
-
-inline void put_u32(std::byte* dst, std::uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
-}
-inline void put_u64(std::byte* dst, std::uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) dst[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
 }
 
 inline constexpr std::size_t kChunk = 4096;

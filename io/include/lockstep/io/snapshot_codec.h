@@ -15,7 +15,7 @@
 // before anything is allocated; errors name the file, the byte offset and what was
 // expected. These are file-layer calls: they allocate and use std::string.
 #include <lockstep/status.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstddef>
 #include <cstdint>

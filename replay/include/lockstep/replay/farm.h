@@ -57,12 +57,17 @@ FarmRun run_farm_jobs(const std::vector<FarmJob>& jobs, std::uint32_t parallel, 
 // The replays of one farm invocation: every replay under `inputs` (list_replays), the part of
 // shard `shard` ("I/N"; empty: all) and, with `out_dir`, the check that no two replays write
 // the same trace_output_for file (then `out_dir` is created with its parents). Returns the
-// error ("" on success): list_replays' or parse_shard's, "no *.replay files in A, B",
-// "X and Y would both write OUT/NAME.trace", "--out-dir OUT: REASON".
+// error ("" on success): list_replays' or parse_shard's ("shard 'S': expected I/N with ..."),
+// "no *.replay files in A, B", "X and Y would both write OUT/NAME.trace", "output directory OUT:
+// REASON"; `problem` says which (and `detail` the reason alone, for Shard and OutDir), so that a
+// tool can name its own options.
+enum class FarmSelectionProblem : std::uint8_t { None, Inputs, Shard, NoReplays, SameOutput, OutDir };
 struct FarmSelection {
   std::vector<std::string> all;   // every replay, sorted
   std::vector<std::string> mine;  // this shard's
   std::uint32_t shard = 1, shards = 1;
+  FarmSelectionProblem problem = FarmSelectionProblem::None;
+  std::string detail = {};
 };
 std::string select_farm_replays(const std::vector<std::string>& inputs, const std::string& shard,
                                 const std::string& out_dir, FarmSelection& out);

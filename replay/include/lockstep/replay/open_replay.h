@@ -20,10 +20,8 @@ struct OpenedReplay {
   bool decoded = false;  // the file itself was read: replay.warnings are meaningful even on failure
 };
 
-struct OpenFailure {
-  std::string message;
-  std::optional<ReplayStatus> file;  // the file layer's status, when reading or checking failed there
-};
+// `file`: the file layer's status, when reading or checking failed there.
+using OpenFailure = Failure;
 
 bool open_replay(const std::string& path, OpenedReplay& out, OpenFailure& why);
 bool open_replay(std::span<const std::byte> bytes, const std::string& name, OpenedReplay& out, OpenFailure& why);

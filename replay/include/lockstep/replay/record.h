@@ -30,7 +30,7 @@ struct BotMatch {
   std::vector<std::uint32_t> params;
 };
 // Finds the sim and fills `config`. Returns "" or the error: "unknown sim 'NAME' (known: ...)"
-// (describe_registered_sims) or "--param takes at most 4 values".
+// (describe_registered_sims; `sim` null) or "a sim takes at most 4 parameters (got N)" (`sim` set).
 std::string bot_match_config(const BotMatch& match, const Sim*& sim, SimConfig& config);
 
 struct RecordOptions {
@@ -39,10 +39,9 @@ struct RecordOptions {
   std::uint32_t checkpoint_every = 0;  // 0: no checkpoints
 };
 
-struct RecordFailure {
-  std::string message;               // complete, e.g. "tick 12: the sim rejected the step: ..."
-  std::optional<ReplayStatus> file;  // the file layer's status, when writing failed there
-};
+// `message` e.g. "tick 12: the sim rejected the step: ..."; `file`: the file layer's status,
+// when writing failed there.
+using RecordFailure = Failure;
 
 // `lockstep record`: the bots' match written to `path` — the binary form streamed as
 // PATH.partial and renamed at the end (a killed recording leaves a .partial loadable up to its

@@ -16,12 +16,13 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/sim.h>
 #include <lockstep/status.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -127,6 +128,13 @@ struct [[nodiscard]] ReplayStatus {
 
   bool ok() const noexcept { return code == ErrorCode::Ok; }
   static ReplayStatus Ok() { return {}; }
+};
+
+// Why a call that reads or writes a replay file failed (open_replay, record_bots_to_file): the
+// complete message, and the file layer's status when the failure was there.
+struct Failure {
+  std::string message;
+  std::optional<ReplayStatus> file;
 };
 
 struct DecodeOptions {

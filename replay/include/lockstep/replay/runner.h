@@ -14,7 +14,7 @@
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/tick_probe.h>
 #include <lockstep/status.h>
-#include <lockstep/thread_pool.h>
+#include <lockstep/exec/thread_pool.h>
 #include <lockstep/world.h>
 
 #include <cstddef>
@@ -54,6 +54,10 @@ class Runner {
   // still run one after the other in declared order. The state after every tick — so every
   // hash — is the same for every thread count.
   void setThreads(std::uint32_t threads);
+  // The same on a game's own job system (exec/executor.h) instead of a pool of the runner's:
+  // parallel loops and concurrent stages run on `executor` (not owned; null: serial). Replaces
+  // any pool setThreads made. threads() is then executor->threads().
+  void setExecutor(Executor* executor) noexcept;
   std::uint32_t threads() const noexcept;
   // Debug guard for parallel loops: every system that runs a parallel loop while threads ≥ 1
   // is run twice from the same state and scratch — serially, then on the pool — and the two
@@ -121,6 +125,14 @@ class Runner {
   static void host_to_canonical(const TypeDescriptor& input, std::span<std::byte> bytes) noexcept {
     canonical_to_host(input, bytes);  // byte swapping is its own inverse
   }
+  // Copy, then convert: a recorded (canonical) frame into a host-order buffer, and host-order
+  // inputs into a canonical buffer (a recording, a message). Copies `from.size()` bytes (whole
+  // input structs) to the start of `to`, which holds at least that many, and converts them.
+  static void copy_to_host(const TypeDescriptor& input, std::span<const std::byte> from, std::span<std::byte> to) noexcept;
+  static void copy_to_canonical(const TypeDescriptor& input, std::span<const std::byte> from,
+                                std::span<std::byte> to) noexcept {
+    copy_to_host(input, from, to);  // the same copy and swap
+  }
 
  private:
   const Sim* sim_;
@@ -136,7 +148,9 @@ class Runner {
   TickProbe* probe_ = nullptr;
   char failure_[640] = {};
   char check_failure_[512] = {};  // the cross-check's message (advance() formats failure_ from it)
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ThreadPool> pool_;  // setThreads' own pool, or null
+  Executor* executor_ = nullptr;      // pool_, a game's executor, or null
+  void attach_executor(World& w) noexcept;
   bool parallel_check_ = false;
   std::unique_ptr<Snapshot> check_snapshot_;     // parallel cross-check: the state before a system
   std::unique_ptr<std::byte[]> check_scratch_;   // scratch before | scratch after the serial run

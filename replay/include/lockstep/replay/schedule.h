@@ -3,7 +3,7 @@
 // conflicts that forbid running two of them concurrently (docs/systems.md). The report is
 // tool-side (allocates; never on a tick path); plan_stages is what the runner uses.
 #include <lockstep/replay/sim.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/system_access.h>
 #include <lockstep/world.h>
 
 #include <cstdint>

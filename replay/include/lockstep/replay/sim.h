@@ -14,11 +14,11 @@
 //   3. world.flush()                     — the command buffer's structural changes
 //   4. world.advanceTick()
 //   5. hash_world(world)                 — the tick's state hash
-#include <lockstep/component.h>
+#include <lockstep/store/component.h>
 #include <lockstep/status.h>
-#include <lockstep/system_access.h>
+#include <lockstep/store/system_access.h>
 #include <lockstep/world.h>
-#include <lockstep/world_config.h>
+#include <lockstep/store/world_config.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // File-layer code: allocates freely.
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/replay_file.h>
-#include <lockstep/storage_view.h>
+#include <lockstep/store/storage_view.h>
 
 #include <cstdint>
 #include <string>

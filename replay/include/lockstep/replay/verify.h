@@ -16,7 +16,7 @@
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/trace.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/status.h>
 
 #include <cstdint>

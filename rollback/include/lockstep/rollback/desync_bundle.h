@@ -10,7 +10,7 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/rollback/session.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <string>
 #include <string_view>

@@ -9,7 +9,7 @@
 // outcome. Time: whatever clock the caller passes (a game's steady clock, or a simulated
 // one). Memory: `capacity` message slots allocated by the constructor; a send that finds
 // them all in flight is dropped and counted. send/receive/pump never allocate.
-#include <lockstep/rng.h>
+#include <lockstep/math/rng.h>
 #include <lockstep/rollback/transport.h>
 
 #include <array>

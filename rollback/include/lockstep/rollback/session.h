@@ -43,7 +43,7 @@
 #include <lockstep/replay/runner.h>
 #include <lockstep/rollback/match_key.h>
 #include <lockstep/rollback/transport.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 #include <lockstep/status.h>
 
 #include <cstddef>

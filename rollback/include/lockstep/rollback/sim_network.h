@@ -15,7 +15,7 @@
 // Memory: `capacity` message slots and per-peer queues are allocated by the constructor;
 // send/receive never allocate. A send that finds every slot in flight is dropped and counted.
 #include <lockstep/rollback/transport.h>
-#include <lockstep/rng.h>
+#include <lockstep/math/rng.h>
 
 #include <array>
 #include <cstddef>

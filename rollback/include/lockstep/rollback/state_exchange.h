@@ -17,7 +17,7 @@
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/inspect/state.h>
 #include <lockstep/rollback/transport.h>
-#include <lockstep/snapshot.h>
+#include <lockstep/store/snapshot.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -5,8 +5,10 @@
 // rendezvous when asked), builds the session (match key; a restarted peer's rejoin from a
 // survivor's relay), starts the recording and the relay; play() runs the frame loop at a fixed
 // rate with bots playing the local players; finish() writes the desync bundles (both sides when
-// the state exchange brought the remote's state) and closes the recording. The caller prints.
-// Error messages name the `lockstep peer` options they come from (the tool reports them as is).
+// the state exchange brought the remote's state) and closes the recording. The caller prints
+// and decides its exit: messages are in the library's terms (the options' fields), and every
+// failure says which input or step it is about (UdpPeerProblem), so that a tool can name its own
+// options instead (`lockstep peer` names its flags).
 // Setup and diagnostic path: allocates (the frame loop itself is MatchLoop's).
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/replay_follow.h>
@@ -35,12 +37,46 @@ namespace lockstep::rollback {
 // accepts none of those counts (the world's own error then names the problem).
 std::uint32_t players_for_peers(const replay::Sim& sim, const replay::SimConfig& config, std::uint32_t peers);
 
+// Which input or step a failure is about, for a caller that words it its own way (a tool names
+// its options); UdpPeerFailure::message words it in the library's terms.
+enum class UdpPeerProblem : std::uint8_t {
+  Other,                   // none in particular: the message says it (a socket, a file, the session)
+  AddressCount,            // not 2..16 addresses
+  SessionPeers,            // session.peers is not the number of addresses
+  LocalPeer,               // session.local_peer is not among the addresses
+  NoAuthWithKeyFile,       // session.no_auth with a session.key_file
+  RelayWithoutRecord,      // a relay with no record to serve
+  CheckpointInterval,      // checkpoint_every not a multiple of session.hash_interval
+  PlayersOverPeers,        // config.players > the number of addresses
+  SessionPlayers,          // session.players is not config.players
+  SpectatorOwnsPlayer,     // a spectator's local_peer < config.players
+  PlayerOwnsNoPlayer,      // a player's local_peer >= config.players
+  ExchangeWithRendezvous,  // exchange addresses given with a rendezvous (which publishes them)
+  ExchangePort,            // no exchange port derivable from an address (detail: the address)
+  ExchangeCount,           // exchange addresses not one per peer
+  Relay,                   // the relay did not open (detail: why)
+  Rejoin,                  // the rejoin failed (detail: why)
+  RejoinOtherMatch,        // the rejoin found another match at the relay (detail: why)
+};
+
+// Why a step failed: the message, and the file's status when a replay file is the cause.
+struct UdpPeerFailure {
+  std::string message;
+  std::optional<replay::ReplayStatus> file;
+  UdpPeerProblem problem = UdpPeerProblem::Other;
+  std::string detail = {};  // the cause without the input it is about (see UdpPeerProblem), else ""
+};
+
 // The state exchange's address of every peer: `given` (one per peer, in peer-id order), else
 // with `rendezvous` empty entries (published later), else each of `peers` with port + 1. Returns
-// the reason they are unusable ("" when fine), e.g. "--bundle-dir: cannot derive an exchange port
-// from 'h:x' (give --exchange-peers)".
+// the reason they are unusable ("" when fine), e.g. "cannot derive a state-exchange port from
+// 'h:x' (port + 1): give the exchange addresses"; the _failure form says which (ExchangeWithRendezvous,
+// ExchangePort with the address as detail, ExchangeCount).
 std::string exchange_peer_addresses(const std::vector<std::string>& given, const std::vector<std::string>& peers,
                                     bool rendezvous, std::vector<std::string>& out);
+std::optional<UdpPeerFailure> exchange_peer_addresses_failure(const std::vector<std::string>& given,
+                                                              const std::vector<std::string>& peers, bool rendezvous,
+                                                              std::vector<std::string>& out);
 
 // Everything a peer process is told (what `lockstep peer` takes, times in microseconds).
 struct UdpPeerOptions {
@@ -69,26 +105,38 @@ struct UdpPeerOptions {
   std::uint32_t catchup_speed = 4;
 };
 
-// The options' consistency, in the terms of `lockstep peer`'s flags; "" when they are usable:
+// The options' consistency, in the terms of UdpPeerOptions' fields; "" when they are usable:
 // 2..16 addresses with session.peers equal to their count, the local peer among them,
 // session.players == config.players <= peers, a spectator's id >= players and a player's id
-// < players (peer p owns player p), --relay with --record, --checkpoint-every a multiple of
-// --hash-interval, not both --no-auth and --key-file. UdpPeer::open() refuses options that fail
-// it with this message, before it binds anything.
+// < players (peer p owns player p), a relay only with a record, checkpoint_every a multiple of
+// session.hash_interval, not both session.no_auth and session.key_file, e.g. "the local peer
+// (2) must be < the number of peers (2)". The _failure form also says which (UdpPeerProblem).
+// UdpPeer::open() refuses options that fail it, before it binds anything.
 std::string check_udp_peer_options(const UdpPeerOptions& options);
-
-// Why a step failed: the message, and the file's status when a replay file is the cause.
-struct UdpPeerFailure {
-  std::string message;
-  std::optional<replay::ReplayStatus> file;
-};
+std::optional<UdpPeerFailure> udp_peer_options_failure(const UdpPeerOptions& options);
 
 // What play() saw: empty `failure` when the loop ended normally (finished or not: see
 // UdpPeer::finished). `bad_input` when the session stopped on its input (rejected handshake,
-// a mismatch of configs, an I/O error) rather than a timeout or a lost peer.
+// a mismatch of configs, an I/O error) rather than a timeout or a lost peer; `timed_out` when
+// max_us passed ("the match did not finish within its wall-clock limit (confirmed C of T ticks)").
 struct UdpPeerPlay {
   std::string failure;
   bool bad_input = false;
+  bool timed_out = false;
+};
+
+// How a peer's match ended (UdpPeer::result): a tool maps it to its exit code.
+enum class UdpPeerResult : std::uint8_t {
+  Ok,          // the end tick was confirmed and no desync was seen
+  Desync,      // a desync was detected (MatchLoop::first_desync names it)
+  Unfinished,  // the loop ended before the end tick was confirmed (wall-clock limit, lost peers)
+  BadInput,    // the session stopped on its input (UdpPeerPlay::bad_input)
+};
+
+// The security warnings open() logs, for an observer that words them its own way.
+enum class UdpPeerWarning : std::uint8_t {
+  Unauthenticated,  // session.no_auth: "WARNING: messages are not authenticated (no_auth); ..."
+  DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
 };
 
 // The caller's view of the running match (the tool logs and draws its status line here).
@@ -96,6 +144,11 @@ class UdpPeerObserver {
  public:
   virtual ~UdpPeerObserver() = default;
   virtual void on_log(std::string_view line) { (void)line; }  // a progress line ("relaying ...")
+  // A security warning; by default logged as `line` (on_log).
+  virtual void on_warning(UdpPeerWarning warning, std::string_view line) {
+    (void)warning;
+    on_log(line);
+  }
   virtual void on_event(const SessionEvent& event) { (void)event; }
   virtual void on_frame() {}  // after every frame that did not end the loop
 };
@@ -108,7 +161,7 @@ class UdpPeer {
   UdpPeer& operator=(const UdpPeer&) = delete;
 
   // Builds everything up to the first frame; logs the rejoin and relay lines and the key
-  // warnings ("WARNING: --no-auth: ..."). nullopt on success.
+  // warnings (on_warning). nullopt on success.
   std::optional<UdpPeerFailure> open(UdpPeerObserver& observer);
   // The frame loop until the match is over, the session fails or max_us passes.
   UdpPeerPlay play(UdpPeerObserver& observer);
@@ -118,6 +171,9 @@ class UdpPeer {
 
   // The end tick is confirmed.
   bool finished() const;
+  // After play() (and finish()): BadInput when `played` says so, else Desync when the loop saw
+  // a desync, else Unfinished when `played` failed or the end tick is not confirmed, else Ok.
+  UdpPeerResult result(const UdpPeerPlay& played) const;
 
   const UdpPeerOptions& options() const noexcept { return o_; }
   RollbackSession& session() noexcept { return *session_; }
@@ -153,22 +209,5 @@ class UdpPeer {
   std::string bundle_path_;
   bool bundle_remote_state_ = false;
 };
-
-// What the caller decided about a finished peer, for udp_peer_report.
-struct UdpPeerOutcome {
-  int exit_code = 0;            // the tool's: 0 ok, 1 desync/timeout/unfinished, 2 bad input
-  std::string failure;          // "" or why ("DESYNC: ...")
-  std::string sim;              // the sim's name as given
-  std::uint64_t rejoin_tick = ~std::uint64_t{0};  // this process rejoined: its player's return tick
-  std::uint64_t rejoined_after_ms = 0;
-};
-
-// The stdout text of `lockstep peer` after finish(), ending in '\n': "peer P: OK|FAILED,
-// confirmed C/T ticks, R rollbacks (max depth D), S stalls, H hash checks, W frames waited
-// (time sync), final hash X" (+ "recorded the confirmed match to FILE"), or with `json` one
-// object: ok, exit, peer, peers, sim, ticks, confirmed_tick, finished, final_hash, the match's
-// figures (append_match_fields), rejoin_tick + rejoined_after_ms, record, bundle +
-// bundle_remote_state, states_served, the relay's figures (append_relay_fields), error.
-std::string udp_peer_report(UdpPeer& peer, const UdpPeerOutcome& outcome, bool json);
 
 }  // namespace lockstep::rollback

@@ -4,7 +4,8 @@
 // path or URL (opened by the caller's function: lockstep::stream's open_recording_source reads
 // HTTP too), and optionally a relay serving what was fetched onward. The relays' messages use
 // the match key (a key file, or derived from the session id: INSECURE) unless no_auth. The
-// error texts are the tool's: they name its options (--host, --follow, --relay).
+// error texts are in the terms of WatchSourceOptions' fields; WatchSource::problem says which
+// one failed, so that a tool can name its own options instead.
 #include <lockstep/replay/replay_follow.h>
 #include <lockstep/rollback/relay.h>
 
@@ -29,12 +30,24 @@ struct WatchSourceOptions {
   std::function<std::unique_ptr<replay::ByteSource>(const std::string& source, std::string& error)> open_recording;
 };
 
+// Which part of a watcher's source failed (WatchSource::problem).
+enum class WatchSourceProblem : std::uint8_t {
+  None,
+  Source,         // the recording `source` could not be opened (detail: why)
+  HostAndSource,  // both a relay `host` and a recording `source` were given
+  Key,            // the key file (error: its message)
+  Host,           // the relay at `host` could not be watched (detail: why)
+  Onward,         // the onward `relay` could not open (detail: why)
+};
+
 struct WatchSource {
   std::unique_ptr<replay::ByteSource> source;  // null when error is set
   RelaySource* relayed = nullptr;              // `source` when watching through a relay
   std::unique_ptr<RelayServer> onward;         // the onward relay, when asked for and opened
-  std::string error;  // "" or: "--host and --follow exclude each other", the key file's error,
-                      // "--host H: ...", "--follow S: ..." or "--relay R: ..."
+  std::string error;  // "" or: "a relay host and a recording source exclude each other", the key
+                      // file's error, "relay host H: ...", "recording S: ..." or "onward relay at R: ..."
+  WatchSourceProblem problem = WatchSourceProblem::None;
+  std::string detail = {};  // the cause without the part it is about (Source, Host, Onward), else ""
 };
 
 // The relays' config for `o` (bind "0.0.0.0:0" with allow_remote, else the default). Returns the

@@ -31,6 +31,8 @@ struct EmbedLimits {
   // every k-th tick (keyframes; the first and last always), k the smallest power of two that
   // fits, and the page says so.
   std::uint64_t max_bytes = std::uint64_t{24} << 20;
+  // The last sentence of that note: how the reader gets every tick (a tool names its command).
+  std::string every_tick = "A served page shows every tick.";
 };
 
 struct Embedded {
@@ -39,13 +41,15 @@ struct Embedded {
   std::uint64_t stride = 1;      // 1: every tick; k: keyframes every k ticks
   std::uint64_t bytes = 0;       // frame data size
   std::string note;              // "" or what the page tells the user about keyframes
+  bool over_limit = false;       // embed_frames failed: the first and last frames alone exceed the limit
 };
 
 // Precomputes the frames of the file loaded into `session` (`load_answer`: what load()
 // returned): every tick of a replay (or keyframes, see EmbedLimits), the single frame of a
 // bundle or snapshot, each with every entity's field values (Session::details). False with
 // `error` set when a seek fails (the file is corrupt past its header) or even the keyframes
-// of the first and last tick exceed the limit.
+// of the first and last tick exceed the limit (`out.over_limit`; "the first and last frames alone
+// take more than N bytes, the limit of an embedded page; a served page has none").
 bool embed_frames(Session& session, std::string_view load_answer, const EmbedLimits& limits, Embedded& out,
                   std::string& error);
 
@@ -69,7 +73,7 @@ std::string read_wasm_page_template(const std::string& path, std::string& page);
 std::string fill_wasm_page(std::string page_template, std::string_view file_name, std::span<const std::byte> bytes);
 
 // What a native page holds, for the person who asked for it: "1 frame", "600 frames, every tick",
-// or "N frames, keyframes every K ticks (--embed-limit M MiB; --serve shows every tick)".
+// or "N frames, keyframes every K ticks (limit M MiB; a served page shows every tick)".
 std::string describe_embedded(const Embedded& e, std::uint64_t embed_limit_mib);
 
 }  // namespace lockstep::viewer

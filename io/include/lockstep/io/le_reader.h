@@ -1,7 +1,12 @@
 #pragma once
-// Internal: a bounds-checked little-endian reader over a byte span. Every length is checked
-// against the bytes that remain before anything is allocated; the first error keeps the byte
-// offset and what was expected ("<file>: byte <offset>: <what>").
+// The one checked little-endian reader of the file formats (the snapshot codec here, desync
+// bundles in inspect/): a cursor over a byte span. Every length is checked against the bytes
+// that remain before anything is allocated; the first error keeps the byte offset and what was
+// expected ("<file>: byte <offset>: <what>"), and every later read fails without changing it.
+//
+// `Status` is the caller's status type (io's CodecStatus, or hash/'s FileStatus for inspect/):
+// anything with `code`, `offset`, `message` and `ok()`.
+#include <lockstep/io/byte_order.h>
 #include <lockstep/io/snapshot_codec.h>
 
 #include <cstddef>
@@ -10,25 +15,34 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace lockstep::io {
 
-class LeReader {
+// The error of a whole-file check (size, preamble, checksum) before a reader exists:
+// "<file>: byte <offset>: <what>".
+template <class Status = CodecStatus>
+Status file_error(std::string_view file, ErrorCode code, std::uint64_t offset, const std::string& what) {
+  Status st;
+  st.code = code;
+  st.offset = offset;
+  st.message = std::string(file) + ": byte " + std::to_string(offset) + ": " + what;
+  return st;
+}
+
+template <class Status>
+class BasicLeReader {
  public:
-  LeReader(std::span<const std::byte> bytes, std::string_view file) : bytes_(bytes), file_(file) {}
+  BasicLeReader(std::span<const std::byte> bytes, std::string_view file) : bytes_(bytes), file_(file) {}
 
   bool ok() const noexcept { return status_.ok(); }
-  CodecStatus& status() noexcept { return status_; }
+  Status& status() noexcept { return status_; }
   std::uint64_t pos() const noexcept { return pos_; }
   std::uint64_t remaining() const noexcept { return bytes_.size() - pos_; }
 
   bool error_at(ErrorCode code, std::uint64_t offset, const std::string& what) {
-    if (status_.ok()) {
-      status_.code = code;
-      status_.offset = offset;
-      status_.message = std::string(file_) + ": byte " + std::to_string(offset) + ": " + what;
-    }
+    if (status_.ok()) status_ = file_error<Status>(file_, code, offset, what);
     return false;
   }
   bool error(ErrorCode code, const std::string& what) { return error_at(code, pos_, what); }
@@ -39,13 +53,12 @@ class LeReader {
                                            " bytes), " + std::to_string(remaining()) + " remain");
     return true;
   }
+  // An unsigned integer of 1, 2, 4 or 8 bytes, least significant byte first.
   template <class T>
   bool num(T& v, const char* what) {
+    static_assert(std::is_unsigned_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
     if (!need(sizeof(T), what)) return false;
-    T x = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-      x = static_cast<T>(x | (static_cast<T>(std::to_integer<std::uint8_t>(bytes_[pos_ + i])) << (8 * i)));
-    v = x;
+    v = static_cast<T>(get_le(bytes_.data() + pos_, sizeof(T)));
     pos_ += sizeof(T);
     return true;
   }
@@ -66,7 +79,8 @@ class LeReader {
     for (auto& x : v) (void)num(x, what);
     return true;
   }
-  bool str(std::string& s, std::uint32_t max, const char* what) {
+  // A u32 length and that many bytes, any bytes (free text: a report, a label).
+  bool text(std::string& s, std::uint32_t max, const char* what) {
     const std::uint64_t start = pos_;
     std::uint32_t n = 0;
     if (!num(n, what)) return false;
@@ -75,23 +89,24 @@ class LeReader {
                                                      " bytes, length is " + std::to_string(n));
     if (!need(n, what)) return false;
     s.resize(n);
-    if (!raw(s.data(), n, what)) return false;
+    return raw(s.data(), n, what);
+  }
+  // A name: text without NUL bytes.
+  bool str(std::string& s, std::uint32_t max, const char* what) {
+    const std::uint64_t start = pos_;
+    if (!text(s, max, what)) return false;
     if (s.find('\0') != std::string::npos)
       return error_at(ErrorCode::Corrupt, start, std::string(what) + " '" + s.c_str() + "...' contains a NUL byte");
     return true;
   }
 
-  static std::uint64_t load_le64(const std::byte* p) noexcept {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(p[i]) << (8 * i);
-    return v;
-  }
-
  private:
   std::span<const std::byte> bytes_;
   std::string_view file_;
-  CodecStatus status_;
+  Status status_;
   std::uint64_t pos_ = 0;
 };
+
+using LeReader = BasicLeReader<CodecStatus>;
 
 }  // namespace lockstep::io
