@@ -221,7 +221,10 @@ case $case_name in
     # byte-identical replays that verify, the same rejoin tick on both, rejoined within 5 s of
     # the restart. 10 runs (fewer in slow builds).
     runs=$(( scale > 1 ? 2 : 10 ))
-    n=600  # duel is cheap even in slow builds; the kill comes at ~1.5 s (tick ~180)
+    # The kill comes at ~1.5 s (tick ~180). The match must outlast the restart: under ASan on a
+    # loaded 2-core machine the restarted process once took ~3.5 s to fetch, replay and ask, and
+    # the survivor had reached tick 576 of 600 (CI, 2026-12-05). Slow builds play 1500 ticks.
+    n=$(( scale > 1 ? 1500 : 600 ))
     common="--sim duel --count 2 --ticks $n --tick-hz 120 --input-delay 3 --max-prediction 24 --hash-interval 16 --disconnect-ms 600 --checkpoint-every 64"
     for run in $(seq 1 "$runs"); do
       rm -f "$work"/rv/* "$work"/p?.json "$work"/p?.err "$work"/p?.replay*
