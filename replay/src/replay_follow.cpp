@@ -105,7 +105,9 @@ struct ReplayFollower::State {
     const Replay& r = decoder.replay();
     const Sim* sim = find_sim(r.header.sim_name);
     if (sim == nullptr)
-      return fail(ErrorCode::Mismatch, name, 0, "recorded with sim '" + replay_detail::printable_name(r.header.sim_name) + "', which this tool does not have");
+      return fail(ErrorCode::Mismatch, name, 0,
+                  "recorded with sim '" + replay_detail::printable_name(r.header.sim_name) +
+                      "', which this tool does not have");
     if (ReplayStatus st = check_replay_sim(r, *sim, name); !st.ok()) return st;
     runner = std::make_unique<Runner>(*sim, r.header.config);
     if (!runner->status().ok())

@@ -170,7 +170,8 @@ RelayConfig relay_config_for(const SessionConfig& session, std::string bind, boo
 
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
-                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why) {
+                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why,
+                       replay::ReplayHeader* history_header) {
   RelaySource source;
   std::string error;
   if (!source.open(relay, watcher, error)) {
@@ -187,6 +188,7 @@ bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std
     why = {RejoinFailure::Kind::OtherMatch, "the survivor records another match (sim " + history.header.sim_name + ")"};
     return false;
   }
+  if (st.ok() && history_header != nullptr) *history_header = history.header;
   if (st.ok() && !record_path.empty()) st = recorder.open(record_path, history.header);
   if (st.ok()) st = replay::resume_from_recording(runner, history, record_path.empty() ? nullptr : &recorder);
   if (!st.ok()) {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -399,10 +398,10 @@ std::string RelaySource::describe() const { return "relay " + state_->relay_text
 bool RelaySource::answered() const noexcept { return state_->answered; }
 
 std::string relay_never_answered(const RelaySource& source, std::uint64_t waited_us) {
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(waited_us) / 1e6);
+  const std::uint64_t tenths = (waited_us + 50000) / 100000;  // seconds to one decimal, in integers
   return source.describe() + " never answered (" + std::to_string(source.stats().requests_sent) + " requests in " +
-         seconds + " s): its match key or session id differs from ours, or no relay listens at that address";
+         std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) +
+         " s): its match key or session id differs from ours, or no relay listens at that address";
 }
 bool RelaySource::caught_up() const noexcept {
   return state_->first_total != ~std::uint64_t{0} && state_->bytes.size() >= state_->first_total;
@@ -469,6 +468,7 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
     if (now - last_growth > std::chrono::microseconds(options.idle_timeout_us)) {
       out.idle = true;
       out.status.code = ErrorCode::Mismatch;
+      // Any caller's relay watcher gets the relay's cause, whatever it passed the source as.
       const auto* relayed = dynamic_cast<const RelaySource*>(&source);
       out.relay_silent = relayed != nullptr && !relayed->answered();
       if (out.relay_silent)

@@ -171,8 +171,9 @@ std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
     const RelayConfig rc = o_.loopback_only ? relay_config_for(sc_, RelayConfig{}.bind, true)
                                             : relay_config_for(sc_, "0.0.0.0:0", false);
     RejoinFailure why;
+    replay::ReplayHeader history;
     if (!rejoin_from_relay(o_.rejoin, rc, static_cast<std::uint32_t>(o_.session.sync_timeout_us / 1000), sim_, o_.config,
-                           runner_, o_.record, recorder_, why)) {
+                           runner_, o_.record, recorder_, why, &history)) {
       const std::string message = "rejoin through the relay at " + o_.rejoin + ": " + why.message;
       if (why.kind == RejoinFailure::Kind::OtherMatch)
         return UdpPeerFailure{message + "; configure the world (sim, players, units, seed) as before the restart",
@@ -188,7 +189,7 @@ std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
     // The recording continues the survivor's (its header, its checkpoints so far): with the
     // survivor's checkpoint interval it comes out byte for byte as the survivor's file.
     if (!o_.record.empty()) {
-      const std::uint32_t survivor = recorder_.header().checkpoint_interval;
+      const std::uint32_t survivor = history.checkpoint_interval;
       if (survivor != o_.checkpoint_every)
         observer.on_log("this recording keeps " +
                         (survivor == 0 ? std::string("no checkpoints") : "a checkpoint every " + n(survivor) + " ticks") +

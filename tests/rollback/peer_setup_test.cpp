@@ -261,10 +261,14 @@ TEST(PeerSetup, ARejoinReplaysTheSurvivorsHistoryOrRefusesAnotherMatch) {
   }
   Runner runner(fixtures::duel_sim(), duel_config(3));
   why = {};
+  ReplayHeader survivor;
   EXPECT_TRUE(rejoin_from_relay(relay.local_address(), watcher, 5000, fixtures::duel_sim(), duel_config(3), runner, "",
-                                recorder, why))
+                                recorder, why, &survivor))
       << why.message;
   EXPECT_EQ(why.kind, RejoinFailure::Kind::None);
+  // The survivor's header, whose checkpoint interval a rejoiner's recording keeps.
+  EXPECT_EQ(survivor.sim_name, "duel");
+  EXPECT_EQ(survivor.checkpoint_interval, 64u);
   EXPECT_EQ(runner.world().tick(), 200u);
   EXPECT_EQ(runner.hash().total, final_hash);
   stop = true;

@@ -145,8 +145,9 @@ case $case_name in
     # ends with every recorded hash checked (as many as verify checks) and on its final hash.
     n=400
     "$bin" record --sim duel --bot 3 --ticks $n -o "$work/good.replay" --json >"$work/record.json" 2>&1 || fail "record"
-    "$bin" convert "$work/good.replay" "$work/good.json" >/dev/null 2>&1 || fail "convert to JSON"
-    python3 - "$work/good.json" "$work/bad.json" <<'PY' || fail "corrupting the hash of tick 377"
+    mkdir -p "$work/j"  # the JSON forms (not the reports fail() prints)
+    "$bin" convert "$work/good.replay" "$work/j/good.json" >/dev/null 2>&1 || fail "convert to JSON"
+    python3 - "$work/j/good.json" "$work/j/bad.json" <<'PY' || fail "corrupting the hash of tick 377"
 import json, sys
 d = json.load(open(sys.argv[1]))
 for h in d["lockstep_replay"]["tick_hashes"]:
@@ -154,19 +155,21 @@ for h in d["lockstep_replay"]["tick_hashes"]:
         h["total"] = "%016x" % (int(h["total"], 16) ^ 1)
 json.dump(d, open(sys.argv[2], "w"))
 PY
-    "$bin" convert "$work/bad.json" "$work/bad.replay" >/dev/null 2>&1 || fail "convert to binary"
+    "$bin" convert "$work/j/bad.json" "$work/bad.replay" >/dev/null 2>&1 || fail "convert to binary"
     "$bin" verify "$work/bad.replay" >"$work/verify.out" 2>&1
     [[ $? -eq 1 ]] && grep -q "first divergent tick 377 " "$work/verify.out" || fail "verify: $(cat "$work/verify.out")"
     "$bin" verify "$work/good.replay" --json >"$work/verify.json" 2>&1 || fail "verify good.replay"
     grow() {  # grow SRC DST: DST.partial appended in 512-byte pieces, then renamed (the recorder's close)
-      local size i
-      size=$(stat -c %s "$1")
-      : >"$2.partial"
-      for ((i = 0; i * 512 < size; i++)); do
-        dd if="$1" bs=512 skip=$i count=1 status=none >>"$2.partial"
-        sleep 0.005
-      done
-      mv "$2.partial" "$2"
+      python3 - "$1" "$2" <<'PY'
+import os, sys, time
+data = open(sys.argv[1], "rb").read()
+with open(sys.argv[2] + ".partial", "wb") as out:
+    for at in range(0, len(data), 512):
+        out.write(data[at:at + 512])
+        out.flush()
+        time.sleep(0.005)
+os.rename(sys.argv[2] + ".partial", sys.argv[2])
+PY
     }
     follow() {  # follow NAME: watches NAME-live.replay while NAME.replay is copied there piece by piece
       timeout -s KILL 60 "$bin" spectate --follow "$work/$1-live.replay" --poll-ms 1 --json --max-seconds 50 \
@@ -237,14 +240,15 @@ PY
       "$work/rj.err" || fail "rejoin message: $(cat "$work/rj.err")"
     # Forged relay data: a recording whose sim name is terminal escapes (any relay's data is
     # anyone's with a key derived from the session id). The error names the relay and escapes them.
-    "$bin" convert "$work/r.replay" "$work/r.json" >/dev/null 2>&1 || fail "convert to JSON"
-    python3 - "$work/r.json" "$work/forged.json" <<'PY' || fail "forging the sim name"
+    mkdir -p "$work/j"
+    "$bin" convert "$work/r.replay" "$work/j/r.json" >/dev/null 2>&1 || fail "convert to JSON"
+    python3 - "$work/j/r.json" "$work/j/forged.json" <<'PY' || fail "forging the sim name"
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["lockstep_replay"]["sim"] = "\u001b]0;pwned\u0007\u001b[2J"
 json.dump(d, open(sys.argv[2], "w"))
 PY
-    "$bin" convert "$work/forged.json" "$work/forged.replay" >/dev/null 2>&1 || fail "convert the forgery"
+    "$bin" convert "$work/j/forged.json" "$work/forged.replay" >/dev/null 2>&1 || fail "convert the forgery"
     "$serve" "$work/forged.replay" "$work/addr2" 78 - 30 &
     forger_pid=$!
     for _ in $(seq 1 250); do [[ -s $work/addr2 ]] && break; sleep 0.02; done

@@ -228,7 +228,6 @@ class ReplayRecorder {
   ReplayStatus append_recorded(const Replay& from, std::uint64_t through);
   ReplayStatus close();
 
-  const ReplayHeader& header() const noexcept { return header_; }  // as opened
   const std::string& partial_path() const noexcept { return partial_; }
   std::uint64_t frames() const noexcept { return frames_; }
   std::uint64_t bytes_written() const noexcept { return written_; }

@@ -122,9 +122,12 @@ struct RejoinFailure {
 // `relay` (within `timeout_ms`), checks it is the match of `sim` + `config`, opens `recorder`
 // at `record_path` with its header (empty path: nothing recorded) and steps `runner` (at tick
 // 0) through it, every hash checked (replay/resume.h). Then set SessionConfig::rejoin.
+// `history_header` (when not null) receives the survivor's header, which the recording
+// continues: record checkpoints at its checkpoint_interval, so that both files come out the same.
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
-                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why);
+                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why,
+                       replay::ReplayHeader* history_header = nullptr);
 
 // A MatchHost whose local players are played by the sim's bots (seed `bot_seed`): `lockstep
 // peer`, a game's headless clients and soak tests. Derive and override on_event for the
