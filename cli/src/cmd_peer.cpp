@@ -115,6 +115,8 @@ std::string peer_failure_text(const rollback::UdpPeerFailure& f, const rollback:
     case P::ExchangeCount: return "--exchange-peers needs one address per peer, in peer-id order";
     case P::Relay: return "--relay " + o.relay + ": " + f.detail;
     case P::Rejoin: return "--rejoin " + o.rejoin + ": " + f.detail;
+    case P::RejoinNoAnswer:
+      return "--rejoin " + o.rejoin + ": " + f.detail + " (give the survivor's --key-file and --session-id, or check the --rejoin address)";
     case P::RejoinOtherMatch:
       return "--rejoin " + o.rejoin + ": " + f.detail + "; give the same --sim, --players, --units and --seed as before the restart";
     case P::SessionPeers:    // set by peer_options: not the user's to fix
@@ -136,17 +138,7 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   void on_log(std::string_view line) override {
     std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
   }
-  void on_warning(rollback::UdpPeerWarning w, std::string_view line) override {
-    switch (w) {
-      case rollback::UdpPeerWarning::Unauthenticated:
-        return on_log("WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
-                      "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
-      case rollback::UdpPeerWarning::DerivedKey:
-        return on_log("WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
-                      "for tests and demos; docs/rollback.md, \"Threat model\")");
-    }
-    on_log(line);
-  }
+  void on_warning(rollback::UdpPeerWarning w, std::string_view) override { on_log(security_warning_text(w)); }
   void on_event(const rollback::SessionEvent& e) override {
     if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.o.session.local_peer) {
       rejoined_at = e.tick;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -89,6 +90,16 @@ const char* match_key_source_name(MatchKeySource source) noexcept;
 std::string load_match_key(bool no_auth, const std::string& key_file, std::uint32_t session_id, WireSecurity& security,
                            MatchKey& key, MatchKeySource& source);
 
+// The security warnings of a key taken by load_match_key (UdpPeer::open logs them, and so
+// does a watcher whose relays use the key), for a caller that words them its own way.
+enum class UdpPeerWarning : std::uint8_t {
+  Unauthenticated,  // no_auth: "WARNING: messages are not authenticated (no_auth); ..."
+  DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
+};
+// The warning for a key from `source` (none for a key file), and its line in the library's terms.
+std::optional<UdpPeerWarning> match_key_warning(bool no_auth, MatchKeySource source) noexcept;
+std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept;
+
 // The session's config for `options`. Returns the error ("" on success): the key file's.
 // `source` says where the key came from (None with no_auth; DerivedFromSessionId is INSECURE:
 // the id is no secret, a caller should warn).
@@ -97,11 +108,12 @@ std::string peer_session_config(const PeerSessionOptions& options, SessionConfig
 // A relay's (or a relay watcher's) config carrying the match's id, security and key.
 RelayConfig relay_config_for(const SessionConfig& session, std::string bind, bool loopback_only);
 
-// Why a rejoin failed: the relay could not be reached, the survivor records another match
-// (another sim or world config), or the history itself (fetch, recording, a divergent hash:
-// `file` holds offset and tick).
+// Why a rejoin failed: the relay could not be reached, it never answered (another match key or
+// session id, or no relay at that address), the survivor records another match (another sim or
+// world config), or the history itself (fetch, recording, a divergent hash: `file` holds
+// offset and tick).
 struct RejoinFailure {
-  enum class Kind { None, Relay, OtherMatch, Recording } kind = Kind::None;
+  enum class Kind { None, Relay, NoAnswer, OtherMatch, Recording } kind = Kind::None;
   std::string message;
   replay::ReplayStatus file = replay::ReplayStatus::Ok();
 };
@@ -110,9 +122,12 @@ struct RejoinFailure {
 // `relay` (within `timeout_ms`), checks it is the match of `sim` + `config`, opens `recorder`
 // at `record_path` with its header (empty path: nothing recorded) and steps `runner` (at tick
 // 0) through it, every hash checked (replay/resume.h). Then set SessionConfig::rejoin.
+// `history_header` (when not null) receives the survivor's header, which the recording
+// continues: record checkpoints at its checkpoint_interval, so that both files come out the same.
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
-                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why);
+                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why,
+                       replay::ReplayHeader* history_header = nullptr);
 
 // A MatchHost whose local players are played by the sim's bots (seed `bot_seed`): `lockstep
 // peer`, a game's headless clients and soak tests. Derive and override on_event for the

@@ -57,6 +57,8 @@ enum class UdpPeerProblem : std::uint8_t {
   Relay,                   // the relay did not open (detail: why)
   Rejoin,                  // the rejoin failed (detail: why)
   RejoinOtherMatch,        // the rejoin found another match at the relay (detail: why)
+  RejoinNoAnswer,          // the survivor's relay never answered: another key or session id, or
+                           // no relay at that address (detail: why)
 };
 
 // Why a step failed: the message, and the file's status when a replay file is the cause.
@@ -133,11 +135,8 @@ enum class UdpPeerResult : std::uint8_t {
   BadInput,    // the session stopped on its input (UdpPeerPlay::bad_input)
 };
 
-// The security warnings open() logs, for an observer that words them its own way.
-enum class UdpPeerWarning : std::uint8_t {
-  Unauthenticated,  // session.no_auth: "WARNING: messages are not authenticated (no_auth); ..."
-  DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
-};
+// UdpPeerWarning (peer_setup.h): the security warnings open() logs, for an observer that words
+// them its own way.
 
 // The caller's view of the running match (the tool logs and draws its status line here).
 class UdpPeerObserver {
