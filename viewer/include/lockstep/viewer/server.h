@@ -14,9 +14,9 @@
 //     header lines) beyond kServeMaxHeadBytes or kServeMaxHeaderLines lines (431), query
 //     strings longer than 256 bytes, unknown or repeated parameters, numbers that are not plain
 //     decimal or out of range (400);
-//   - a request head must arrive within kServeHeadSeconds of its first byte (408, or the
-//     connection closed when not even the request line came), so slow clients hold a worker
-//     for a bounded time;
+//   - a request head must arrive within kServeHeadSeconds of its first byte, with no pause
+//     over 5 s (408, or the connection closed when not even the request line came), so slow
+//     clients hold a worker for a bounded time;
 //   - kServeMaxConnections connections at once, one worker each; one more is answered 503
 //     and closed at once instead of waiting behind them;
 //   - a Range header is ignored (the whole answer, once);
