@@ -190,6 +190,15 @@ TEST(UdpPeer, InconsistentOptionsAreNamedInTheLibrarysTerms) {
             "the local peer (2) must be < the number of peers (2)");
   EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.key_file = "k"; }, UdpPeerProblem::NoAuthWithKeyFile),
             "unauthenticated messages (no_auth) and a key file exclude each other");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.identity_file = "i"; }, UdpPeerProblem::NoAuthWithIdentity),
+            "unauthenticated messages (no_auth) and per-peer identities exclude each other");
+  EXPECT_EQ(with(
+                [](UdpPeerOptions& o) {
+                  o.session.no_auth = false;
+                  o.session.peer_keys_file = "g";
+                },
+                UdpPeerProblem::IdentityWithoutPeerKeys),
+            "an identity file and a peer keys file go together (this peer's secret key and every peer's public key)");
   EXPECT_EQ(with(
                 [](UdpPeerOptions& o) {
                   o.record.clear();
