@@ -180,6 +180,7 @@ case $case_name in
       for i in 0 2; do
         (( $(jget "$work/q$i.json" dropped_auth) > 10 )) || fail "peer $i: too few dropped_auth ($(jget "$work/q$i.json" dropped_auth))"
         [[ $(jget "$work/q$i.json" malformed) == 0 ]] || fail "peer $i: forged bytes reached the parser"
+        [[ $(jget "$work/q$i.json" sync_rejections_sent) == 0 ]] || fail "peer $i answered a forged rejoin request"
       done
       "$bin" verify "$work/q0.replay" >"$work/verify.out" 2>&1 || fail "verify: $(cat "$work/verify.out")"
       grep -q "^injected [1-9]" "$work/proxy.out" || fail "the proxy injected nothing: $(cat "$work/proxy.out")"
