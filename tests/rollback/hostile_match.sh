@@ -149,7 +149,7 @@ case $case_name in
     # reports and rejoin requests that claim peer 1 as sender, signed with its own link keys.
     # Every forgery fails the claimed sender's key: all four finish, nobody is expelled, the
     # four replays are byte-identical and verify, the drops are counted (dropped_auth).
-    runs=$(( runs > 2 ? 2 : runs ))  # 4 processes per run: keep the suite's time
+    runs=1  # 4 processes per run, each forgery sent ~50 times per receiver: one match says it
     for i in 0 1 2 3; do "$bin" keygen --identity "$work/p$i.id" >>"$work/match.keys" 2>/dev/null || fail "keygen"; done
     [[ $(grep -c '^[0-9a-f]\{64\}$' "$work/match.keys") == 4 ]] || fail "keygen printed no public keys: $(cat "$work/match.keys")"
     for run in $(seq 1 "$runs"); do
