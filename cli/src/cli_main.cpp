@@ -65,7 +65,7 @@ int main(int argc, char** argv, const ToolInfo& info) {
                               add_info(app),  add_convert(app), add_bench(app),
                               add_synctest(app), add_netsim(app),
                               add_dump(app),  add_diff(app),     add_peer(app),
-                              add_spectate(app), add_snapshot(app), add_view(app),
+                              add_spectate(app), add_keygen(app), add_snapshot(app), add_view(app),
                               add_query(app)};
   refuse_negative_unsigned(app);
   app.failure_message(usage_message);

@@ -37,6 +37,9 @@ std::string security_warning_text(rollback::UdpPeerWarning w) {
     case rollback::UdpPeerWarning::DerivedKey:
       return "WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
              "for tests and demos; docs/rollback.md, \"Threat model\")";
+    case rollback::UdpPeerWarning::DerivedRelayKey:
+      return "WARNING: no --key-file: the relay's key (watchers, --rejoin) is derived from --session-id, which is "
+             "no secret (INSECURE; the players' messages are authenticated per pair of peers by the identities)";
   }
   return std::string(rollback::match_key_warning_line(w));
 }

@@ -99,6 +99,7 @@ const char* match_key_source_name(MatchKeySource source) noexcept {
   switch (source) {
     case MatchKeySource::File: return "file";
     case MatchKeySource::DerivedFromSessionId: return "derived-from-session-id";
+    case MatchKeySource::Identity: return "identity";
     case MatchKeySource::None: break;
   }
   return "none";
@@ -118,6 +119,9 @@ std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept {
     case UdpPeerWarning::DerivedKey:
       return "WARNING: no key file: the match key is derived from the session id, which is no secret "
              "(INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")";
+    case UdpPeerWarning::DerivedRelayKey:
+      return "WARNING: no key file: the relay's key (watchers, a rejoin's history) is derived from the session "
+             "id, which is no secret (INSECURE; the players' messages are authenticated per pair of peers)";
   }
   return {};
 }
@@ -144,6 +148,11 @@ std::string peer_session_config(const PeerSessionOptions& o, SessionConfig& sc, 
   sc = SessionConfig::one_player_per_peer(o.peers, o.players, o.local_peer);
   if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, sc.security, sc.match_key, source); !why.empty())
     return why;
+  if (!o.no_auth && (!o.identity_file.empty() || !o.peer_keys_file.empty())) {
+    std::string why;
+    if (!load_match_identity(o.identity_file, o.peer_keys_file, o.peers, o.local_peer, sc.identity, why)) return why;
+    source = MatchKeySource::Identity;
+  }
   sc.input_delay = o.input_delay;
   sc.max_prediction = o.spectator ? 0 : o.max_prediction;  // a spectator never predicts
   sc.hash_interval = o.hash_interval;

@@ -63,6 +63,13 @@ std::optional<UdpPeerFailure> udp_peer_options_failure(const UdpPeerOptions& o) 
                                                   ") must be < the number of peers (" + n(peers) + ")");
   if (o.session.no_auth && !o.session.key_file.empty())
     return problem(UdpPeerProblem::NoAuthWithKeyFile, "unauthenticated messages (no_auth) and a key file exclude each other");
+  const bool has_identity = !o.session.identity_file.empty(), has_peer_keys = !o.session.peer_keys_file.empty();
+  if (o.session.no_auth && (has_identity || has_peer_keys))
+    return problem(UdpPeerProblem::NoAuthWithIdentity,
+                   "unauthenticated messages (no_auth) and per-peer identities exclude each other");
+  if (has_identity != has_peer_keys)
+    return problem(UdpPeerProblem::IdentityWithoutPeerKeys,
+                   "an identity file and a peer keys file go together (this peer's secret key and every peer's public key)");
   if (!o.relay.empty() && o.record.empty())
     return problem(UdpPeerProblem::RelayWithoutRecord, "a relay serves the recording: it needs a record file");
   if (!o.record.empty() && o.checkpoint_every != 0 &&
@@ -161,10 +168,13 @@ std::optional<UdpPeerFailure> UdpPeer::start_recording() {
 std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
   if (auto f = udp_peer_options_failure(o_)) return f;
   if (!runner_.status().ok()) return failure(std::string("cannot build the world: ") + runner_.status().message());
-  if (auto f = open_sockets()) return f;
+  // The keys before the sockets: a bad key file is reported without binding anything.
   if (std::string why = peer_session_config(o_.session, sc_, key_source_); !why.empty()) return failure(why);
+  if (auto f = open_sockets()) return f;
   if (const std::optional<UdpPeerWarning> w = match_key_warning(o_.session.no_auth, key_source_))
     observer.on_warning(*w, match_key_warning_line(*w));
+  else if (key_source_ == MatchKeySource::Identity && o_.session.key_file.empty() && (!o_.relay.empty() || !o_.rejoin.empty()))
+    observer.on_warning(UdpPeerWarning::DerivedRelayKey, match_key_warning_line(UdpPeerWarning::DerivedRelayKey));
   if (!o_.rejoin.empty()) {
     // The survivor's confirmed history, fetched from its relay, replayed (every hash checked)
     // into the runner and, with a recording, into ours.

@@ -36,11 +36,15 @@ set_tests_properties(rollback_udp.follow_growing rollback_udp.watch_messages PRO
 # and forgery case (3 in Debug and sanitizer builds).
 add_executable(hostile_proxy ${CMAKE_CURRENT_LIST_DIR}/hostile_proxy_tool.cpp)
 target_link_libraries(hostile_proxy PRIVATE lockstep::rollback)
+if(TARGET PkgConfig::SODIUM)  # forge-as-peer signs its forgeries as a player would
+  target_link_libraries(hostile_proxy PRIVATE PkgConfig::SODIUM)
+  target_compile_definitions(hostile_proxy PRIVATE LOCKSTEP_TEST_HAVE_SODIUM=1)
+endif()
 set(_hostile_runs 10)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
   set(_hostile_runs 3)
 endif()
-foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood key_file)
+foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood key_file forge_as_peer identity_files)
   add_test(NAME rollback_hostile.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_match.sh ${case} $<TARGET_FILE:lockstep>
                    $<TARGET_FILE:hostile_proxy> ${_rb_work} ${_hostile_runs})

@@ -435,6 +435,43 @@ TEST(PeerSetup, TheMatchKeyFromAFileFromTheSessionIdOrNone) {
   std::filesystem::remove_all(dir);
 }
 
+// With an identity file and a peer keys file the session's messages are authenticated per pair
+// of peers (MatchKeySource::Identity); the match key is still loaded, for the relay.
+TEST(PeerSetup, IdentitiesAuthenticatePerPairOfPeers) {
+  const std::string dir = scratch_dir("identity");
+  std::string why;
+  PeerIdentity ids[2];
+  std::string keys;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(make_peer_identity(ids[i]));
+    ASSERT_TRUE(write_peer_identity_file(dir + "/p" + std::to_string(i) + ".id", ids[i], why)) << why;
+    keys += key_hex(ids[i].public_key) + "\n";
+  }
+  {
+    std::ofstream out(dir + "/match.keys");
+    out << keys;
+  }
+  PeerSessionOptions o;
+  o.peers = 2;
+  o.local_peer = 1;
+  o.session_id = 6;
+  o.identity_file = dir + "/p1.id";
+  o.peer_keys_file = dir + "/match.keys";
+  SessionConfig sc;
+  MatchKeySource source = MatchKeySource::None;
+  EXPECT_EQ(peer_session_config(o, sc, source), "");
+  EXPECT_EQ(source, MatchKeySource::Identity);
+  EXPECT_STREQ(match_key_source_name(source), "identity");
+  EXPECT_EQ(sc.identity.peer_count, 2u);
+  EXPECT_TRUE(sc.identity.peers[0] == ids[0].public_key);
+  EXPECT_TRUE(sc.identity.local.public_key == ids[1].public_key);
+  EXPECT_EQ(sc.match_key.bytes, insecure_test_key(6).bytes);  // the relay's (no key file)
+  o.local_peer = 0;
+  EXPECT_EQ(peer_session_config(o, sc, source), "identity file " + o.identity_file + ": its public key is peer 1's (line 2 of "
+                                                     "peer keys file " + o.peer_keys_file + "), not this peer's (peer 0)");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PeerSetup, BotsPlayTheLocalPlayers) {
   Runner runner(fixtures::duel_sim(), duel_config(3));
   RollbackSession session(runner, SessionConfig::local_only(2), nullptr);

@@ -66,7 +66,13 @@ struct PeerSessionOptions {
   std::uint32_t local_peer = 0;
   bool spectator = false;     // never predicts (max_prediction 0)
   std::string key_file;       // the match key (match_key.h); empty: derived from session_id
-  bool no_auth = false;       // unauthenticated messages (excludes key_file)
+  bool no_auth = false;       // unauthenticated messages (excludes key_file and the identity)
+  // Per-peer authentication (rollback/peer_identity.h): this peer's secret key and every peer's
+  // public key, one per line in peer-id order. Both or neither. With them the session's
+  // messages are authenticated per pair of peers; key_file (or the key derived from
+  // session_id) then serves the relay only (watchers, a rejoin's history).
+  std::string identity_file;
+  std::string peer_keys_file;
   std::uint32_t session_id = 1;
   std::uint32_t input_delay = 2;
   std::uint32_t max_prediction = 8;
@@ -80,8 +86,8 @@ struct PeerSessionOptions {
   std::uint32_t incarnation = 1;  // this process's handshake incarnation (random, odd)
 };
 
-enum class MatchKeySource { None, File, DerivedFromSessionId };
-// "none", "file", "derived-from-session-id" (the JSON report's "key").
+enum class MatchKeySource { None, File, DerivedFromSessionId, Identity };
+// "none", "file", "derived-from-session-id", "identity" (the JSON report's "key").
 const char* match_key_source_name(MatchKeySource source) noexcept;
 
 // The match key as a peer takes it: with `no_auth` none (`security` becomes Unauthenticated),
@@ -95,14 +101,18 @@ std::string load_match_key(bool no_auth, const std::string& key_file, std::uint3
 enum class UdpPeerWarning : std::uint8_t {
   Unauthenticated,  // no_auth: "WARNING: messages are not authenticated (no_auth); ..."
   DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
+  // identities but no key file, with a relay or a rejoin: "WARNING: no key file: the relay's key
+  // is derived from the session id, ..." (the session's messages are authenticated per pair)
+  DerivedRelayKey,
 };
 // The warning for a key from `source` (none for a key file), and its line in the library's terms.
 std::optional<UdpPeerWarning> match_key_warning(bool no_auth, MatchKeySource source) noexcept;
 std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept;
 
-// The session's config for `options`. Returns the error ("" on success): the key file's.
-// `source` says where the key came from (None with no_auth; DerivedFromSessionId is INSECURE:
-// the id is no secret, a caller should warn).
+// The session's config for `options`. Returns the error ("" on success): the key file's, or the
+// identity's (load_match_identity). `source` says how the session's messages are authenticated
+// (None with no_auth; Identity: per pair of peers; DerivedFromSessionId is INSECURE: the id is
+// no secret, a caller should warn).
 std::string peer_session_config(const PeerSessionOptions& options, SessionConfig& out, MatchKeySource& source);
 
 // A relay's (or a relay watcher's) config carrying the match's id, security and key.

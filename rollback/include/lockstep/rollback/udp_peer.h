@@ -45,6 +45,8 @@ enum class UdpPeerProblem : std::uint8_t {
   SessionPeers,            // session.peers is not the number of addresses
   LocalPeer,               // session.local_peer is not among the addresses
   NoAuthWithKeyFile,       // session.no_auth with a session.key_file
+  NoAuthWithIdentity,      // session.no_auth with session.identity_file or session.peer_keys_file
+  IdentityWithoutPeerKeys, // only one of session.identity_file and session.peer_keys_file
   RelayWithoutRecord,      // a relay with no record to serve
   CheckpointInterval,      // checkpoint_every not a multiple of session.hash_interval
   PlayersOverPeers,        // config.players > the number of addresses
@@ -111,7 +113,8 @@ struct UdpPeerOptions {
 // 2..16 addresses with session.peers equal to their count, the local peer among them,
 // session.players == config.players <= peers, a spectator's id >= players and a player's id
 // < players (peer p owns player p), a relay only with a record, checkpoint_every a multiple of
-// session.hash_interval, not both session.no_auth and session.key_file, e.g. "the local peer
+// session.hash_interval, not session.no_auth with session.key_file or an identity, the identity
+// file and the peer keys file together, e.g. "the local peer
 // (2) must be < the number of peers (2)". The _failure form also says which (UdpPeerProblem).
 // UdpPeer::open() refuses options that fail it, before it binds anything.
 std::string check_udp_peer_options(const UdpPeerOptions& options);
