@@ -15,6 +15,7 @@
 // pool is held awake (AwakeScope, one per tick in the Runner) it polls for the whole window,
 // capped at kAwakeSpinCap after its last batch in case a scope is never closed.
 #include <lockstep/exec/thread_pool.h>
+#include <lockstep/detail/pool_hooks.h>
 
 #include <atomic>
 #include <chrono>
@@ -53,7 +54,12 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+// lockstep: allow(static) a test seam (detail/pool_hooks.h): scheduling only, null outside the kernel's tests
+std::atomic<PoolWorkerHook> worker_hook{nullptr};
+
 }  // namespace
+
+void set_pool_worker_hook(PoolWorkerHook hook) noexcept { worker_hook.store(hook, std::memory_order_relaxed); }
 
 struct PoolState {
   std::mutex mutex;               // only for sleeping workers (start) and shutdown
@@ -146,6 +152,7 @@ struct PoolState {
       }
       if (stop.load(std::memory_order_relaxed)) return;
       seen = g;
+      if (PoolWorkerHook hook = worker_hook.load(std::memory_order_relaxed)) hook(self);
       drain(fn, ctx, self);
       busy.fetch_sub(1, std::memory_order_release);  // orders this worker's task writes before run()'s return
     }
