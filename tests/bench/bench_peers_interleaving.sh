@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # bench_peers with --benchmark_enable_random_interleaving (ctest bench.peers_random_interleaving):
 # the repetitions of four benchmarks that hold three fixture types run in random order, each with
-# the smallest size and a minimal time. Every repetition must report, and the runs must really
-# have interleaved. (The fixture cache used to hand a benchmark the object another one had
-# built, cast to its own type: an abort or a segfault.)
+# the smallest size and a minimal time. Every repetition must report. (The fixture cache used to
+# hand a benchmark the object another one had built, cast to its own type: an abort or a
+# segfault. Google Benchmark reports a benchmark's repetitions together after its last one, so
+# the order of the runs is not visible in the output; with 24 runs in random order, the old
+# cache failed this test in every run tried.)
 # usage: bench_peers_interleaving.sh BENCH_PEERS WORK_DIR PYTHON3
 set -euo pipefail
 exe=$1 work=$2 python=$3
@@ -28,8 +30,5 @@ want = sys.argv[2:]
 counts = {n: runs.count(n) for n in set(runs) | set(want)}
 if counts != {n: 6 for n in want}:
     sys.exit(f"FAIL: repetitions per benchmark {counts}, expected 6 of each of {want}")
-# Interleaved: some benchmark runs again after another one ran in between.
-if all(runs[i] == runs[i - 1] or runs[i] not in runs[:i] for i in range(1, len(runs))):
-    sys.exit(f"FAIL: the runs were not interleaved: {runs}")
-print(f"ok: {len(runs)} runs of {len(want)} benchmarks, interleaved")
+print(f"ok: {len(runs)} runs of {len(want)} benchmarks with random interleaving")
 PY

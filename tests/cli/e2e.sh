@@ -167,8 +167,11 @@ case $kind in
     expect 0 "$L" info "$replay"
     contains out "matches this build"
     contains out "complete      yes"
+    [ "$(tail -1 out)" = "read by       lockstep 0.3.0 (a replay file does not record the lockstep version that wrote it)" ] \
+      || fail "info's last line: $(tail -1 out)"
     expect 0 "$L" info --json "$replay"
-    contains out '"complete":true' ;;
+    contains out '"complete":true'
+    contains out ',"reader_version":"0.3.0"}$' ;;
   truncated)
     size=$(stat -c %s "$replay")
     head -c 20 "$replay" > head.replay
