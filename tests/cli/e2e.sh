@@ -22,6 +22,16 @@ expect() {
 contains() { grep -q -- "$2" "$1" || { echo "--- $1:" >&2; head -20 "$1" >&2; fail "'$2' not found in $1"; }; }
 
 case $kind in
+  version)
+    # ARGS: compiler, target, build type (tests/cli/cli_tests.cmake). Exact, and exit 0 with no
+    # subcommand (every other call needs one).
+    want="lockstep 0.3.0"$'\n'"compiler: $5"$'\n'"target: $6"
+    [ -n "${7:-}" ] && want+=$'\n'"build type: $7"
+    expect 0 "$L" --version
+    [ "$(cat out)" = "$want" ] || { printf -- '--- got:\n%s\n--- want:\n%s\n' "$(cat out)" "$want" >&2; fail "--version output"; }
+    [ ! -s err ] || fail "--version wrote to stderr: $(cat err)"
+    expect 0 "$L" --help
+    contains out "--version" ;;
   help)
     expect 0 "$L" --help
     contains out "Exit codes"
@@ -157,8 +167,11 @@ case $kind in
     expect 0 "$L" info "$replay"
     contains out "matches this build"
     contains out "complete      yes"
+    [ "$(tail -1 out)" = "read by       lockstep 0.3.0 (a replay file does not record the lockstep version that wrote it)" ] \
+      || fail "info's last line: $(tail -1 out)"
     expect 0 "$L" info --json "$replay"
-    contains out '"complete":true' ;;
+    contains out '"complete":true'
+    contains out ',"reader_version":"0.3.0"}$' ;;
   truncated)
     size=$(stat -c %s "$replay")
     head -c 20 "$replay" > head.replay
