@@ -8,7 +8,7 @@ function(lockstep_cli_test name)
   set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 300)
 endfunction()
 
-foreach(case help usage garbage unknown_sim run_default record_verify bench)
+foreach(case help usage garbage unknown_sim run_default record_verify skirmish8 bench)
   lockstep_cli_test(${case})
 endforeach()
 
