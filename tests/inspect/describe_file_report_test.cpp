@@ -44,7 +44,7 @@ TEST(DescribeFileReport, ListsTheSimsAndRefusesAFileWithSims) {
   EXPECT_NE(text.out.find("\nduel v"), std::string::npos);
   inspect::FileReportRequest q = request("", true);
   q.sims = true;
-  EXPECT_EQ(inspect::describe_file_report(q).out, "{\"ok\":true,\"sims\":[\"skirmish\",\"duel\"]}\n");
+  EXPECT_EQ(inspect::describe_file_report(q).out, "{\"ok\":true,\"sims\":[\"skirmish\",\"skirmish8\",\"duel\"]}\n");
   q.path = "x.replay";
   const inspect::FileReport refused = inspect::describe_file_report(q);
   EXPECT_EQ(refused.error,
