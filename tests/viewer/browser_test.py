@@ -40,6 +40,11 @@ def skip(msg):
     sys.exit(SKIP)
 
 
+class BrowserDied(Exception):
+    """Chromium went away under the test (it has been killed under load on a busy CI machine):
+    the case runs once more with a new browser (run_retrying), never more."""
+
+
 class Browser:
     """Chromium with the DevTools protocol on fds 3 (commands in) and 4 (answers out), each
     message NUL-terminated JSON."""
@@ -60,8 +65,13 @@ class Browser:
                 "--window-size=1400,900", "--hide-scrollbars", "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # chromium refuses to run as root with its sandbox
+        self.log = os.path.join(profile, "chromium.log")
         self.proc = subprocess.Popen(args, preexec_fn=setup, close_fds=False,
-                                     stdout=subprocess.DEVNULL, stderr=open(os.path.join(profile, "chromium.log"), "w"))
+                                     stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+        # Test of the retry (viewer_browser.retries_a_dead_browser): the first browser of the
+        # run is killed as soon as it starts, as the OOM killer or a crash would.
+        if os.environ.pop("LOCKSTEP_TEST_KILL_FIRST_BROWSER", None):
+            self.proc.kill()
         os.close(to_child_r)
         os.close(from_child_w)
         self.buf = b""
@@ -73,7 +83,11 @@ class Browser:
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session and self.session:
             msg["sessionId"] = self.session
-        os.write(self.to_child, json.dumps(msg).encode() + b"\0")
+        try:
+            os.write(self.to_child, json.dumps(msg).encode() + b"\0")
+        except BrokenPipeError:
+            raise BrowserDied(f"chromium closed the pipe before {method} (exit {self.proc.poll()}; "
+                              f"its log: {self.tail_of_log()})") from None
         deadline = time.time() + timeout
         while True:
             while b"\0" not in self.buf:
@@ -81,7 +95,8 @@ class Browser:
                     fail(f"no answer to {method} within {timeout}s")
                 chunk = os.read(self.from_child, 1 << 20)
                 if not chunk:
-                    fail(f"chromium closed the pipe during {method}")
+                    raise BrowserDied(f"chromium closed the pipe during {method} (exit {self.proc.poll()}; "
+                                      f"its log: {self.tail_of_log()})")
                 self.buf += chunk
             raw, self.buf = self.buf.split(b"\0", 1)
             answer = json.loads(raw)
@@ -89,6 +104,13 @@ class Browser:
                 if "error" in answer:
                     fail(f"{method}: {answer['error']}")
                 return answer["result"]
+
+    def tail_of_log(self):
+        try:
+            with open(self.log, errors="replace") as f:
+                return " | ".join(f.read().strip().splitlines()[-3:]) or "empty"
+        except OSError as e:
+            return str(e)
 
     def attach(self):
         for _ in range(100):
@@ -133,7 +155,7 @@ class Browser:
     def close(self):
         try:
             self.send("Browser.close", session=False, timeout=10)
-        except SystemExit:
+        except (SystemExit, BrowserDied):
             pass
         try:
             self.proc.wait(timeout=10)
@@ -279,5 +301,18 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def run_retrying(case_main):
+    """Runs the case; if chromium died under it, says so and runs the whole case once more with
+    a new browser. A second death, and every other failure, fails the test."""
+    try:
+        return case_main()
+    except BrowserDied as e:
+        print(f"browser died: {e}; running the case again with a new browser", flush=True)
+    try:
+        return case_main()
+    except BrowserDied as e:
+        fail(f"{e} (the second browser died too)")
+
+
 if __name__ == "__main__":
-    main()
+    run_retrying(main)

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Browser, check_fits, fail, no_network, run, skip  # noqa: E402
+from browser_test import Browser, check_fits, fail, no_network, run, run_retrying, skip  # noqa: E402
 
 
 def trace_of(tool, replay):
@@ -204,4 +204,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_retrying(main)

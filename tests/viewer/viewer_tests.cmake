@@ -28,6 +28,14 @@ if(Python3_Interpreter_FOUND)
                      ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/viewer-artifacts "${_page}")
     set_tests_properties(viewer_browser.${case} PROPERTIES LABELS browser TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
+  # A browser that dies under the test (killed under load) is replaced once, and the case
+  # passes with the second one; the test kills the first browser and checks it was said.
+  add_test(NAME viewer_browser.retries_a_dead_browser
+           COMMAND ${CMAKE_COMMAND} -E env LOCKSTEP_TEST_KILL_FIRST_BROWSER=1
+                   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/browser_test.py skirmish $<TARGET_FILE:lockstep>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/viewer-artifacts "${_page}")
+  set_tests_properties(viewer_browser.retries_a_dead_browser PROPERTIES LABELS browser TIMEOUT 300 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "browser died: chromium closed the pipe [a-z]+ .*running the case again")
 endif()
 
 # `lockstep view` itself, without emscripten (tests/viewer/view_cli.sh): label "viewer".
