@@ -82,6 +82,32 @@ case $case_name in
     for i in 0 1 2 3; do [[ $(jget "$work/p$i.json" confirmed_tick) == "$n" ]] || fail "peer $i did not confirm $n ticks"; done
     same_replays 0 1 2 3
     ;;
+  skirmish8_peers4|skirmish8_peers8)
+    # N processes, one player each, on the 8-player RTS; every link 5 % loss and 30 ms one way
+    # (each peer's outgoing wrapper, so A→B and B→A both), no jitter. 600 ticks at 60 Hz.
+    # The 8-peer match runs only with LOCKSTEP_SLOW_TESTS=1 (docs/rollback.md, "Tests").
+    np=${case_name##*peers}
+    if [[ $np == 8 && ${LOCKSTEP_SLOW_TESTS:-0} != 1 ]]; then
+      echo "SKIP $case_name: set LOCKSTEP_SLOW_TESTS=1 to run it"
+      exit 77
+    fi
+    n=$((600 / scale))
+    common="--sim skirmish8 --count $np --players $np --units $((400 / scale)) --ticks $n --tick-hz 60 --input-delay 3 --max-prediction 16 --loss 0.05 --latency-ms 30"
+    ids=$(seq 0 $((np - 1)))
+    for i in $ids; do start $i $common; done
+    for i in $ids; do wait_ok $i 0; done
+    for i in $ids; do
+      [[ $(jget "$work/p$i.json" confirmed_tick) == "$n" ]] || fail "peer $i did not confirm $n ticks"
+      [[ $(jget "$work/p$i.json" desyncs) == 0 ]] || fail "peer $i desynced"
+      (( $(jget "$work/p$i.json" lossy_lost) > 0 )) || fail "peer $i lost no packet: the wrapper is not in the path"
+      [[ $(jget "$work/p$i.json" final_hash) == $(jget "$work/p0.json" final_hash) ]] || fail "peer $i's final state differs"
+    done
+    grep -qE '^\{"ok":true,"exit":0,"peer":0,"peers":'"$np"',"sim":"skirmish8","ticks":'"$n"',"confirmed_tick":'"$n"',"finished":true,' \
+      "$work/p0.json" || fail "peer 0's JSON report: $(cat "$work/p0.json")"
+    same_replays $ids
+    "$bin" info "$work/p0.replay" >"$work/info.out" 2>&1 || fail "info p0.replay: $(cat "$work/info.out")"
+    grep -qE "^config +players $np " "$work/info.out" || fail "p0.replay is not a $np-player match: $(cat "$work/info.out")"
+    ;;
   kill)
     # Peer 3 is killed mid-match: the others report Disconnected within --disconnect-ms, agree
     # on the tick from which its player uses the default input, and finish the match.
