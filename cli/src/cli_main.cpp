@@ -47,6 +47,7 @@ std::string usage_message(const CLI::App* app, const CLI::Error& e) {
 }  // namespace
 
 const ToolInfo& tool() noexcept { return g_tool; }
+std::string tool_name() { return std::string(g_tool.name); }
 
 int main(int argc, char** argv, const ToolInfo& info) {
   g_tool = info;

@@ -40,7 +40,7 @@ int follow_cmd(const FollowArgs& a) {
   options.open_recording = stream::open_recording_source;
   rollback::WatchSource opened = rollback::open_watch_source(options);
   if (!opened.error.empty()) return report_error(a.json, kExitBadInput, watch_source_error(opened, a.watch));
-  if (opened.onward) std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", opened.onward->local_address().c_str());
+  if (opened.onward) std::fprintf(stderr, "%s spectate: relaying to watchers at %s\n", tool_name().c_str(), opened.onward->local_address().c_str());
   replay::ByteSource& source = *opened.source;
   replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.watch.source);
   rollback::WatchOptions w;
@@ -62,7 +62,7 @@ int follow_cmd(const FollowArgs& a) {
   }
   const rollback::WatchOutcome outcome{code, failure, code == kExitOk ? a.record : std::string(), a.delay_ticks, watched.lag_max};
   std::fputs(rollback::watch_report(follower, source, opened.relayed, opened.onward.get(), outcome, a.json).c_str(), stdout);
-  if (!failure.empty()) std::fprintf(stderr, "lockstep spectate --follow: error: %s\n", failure.c_str());
+  if (!failure.empty()) std::fprintf(stderr, "%s spectate --follow: error: %s\n", tool_name().c_str(), failure.c_str());
   return code;
 }
 
