@@ -119,8 +119,10 @@ NetsimEvidence netsim_desync_evidence(Netsim& net, bool with_bundle) {
     text = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
            "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
            " (a hash interval of 1 keeps the states of the first divergent tick)\n" + text;
+  // The system needs only the agreeing states before the first divergent tick, kept or not
+  // the states of that tick itself.
   std::string system;
-  if (exact) text += system_line(net, system);
+  if (fd.found && fd.tick <= d.event.tick) text += system_line(net, system);
   text += state_diff_text(net, exact, ours, theirs);
   if (with_bundle) {
     out.bundle = evidence_bundle(net, exact, theirs);
