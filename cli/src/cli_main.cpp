@@ -3,7 +3,9 @@
 // input or usage.
 #include "common.h"
 
+#include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/query.h>
+#include <lockstep/version.h>
 
 #include <cstdio>
 #include <exception>
@@ -44,6 +46,15 @@ std::string usage_message(const CLI::App* app, const CLI::Error& e) {
   }
   return msg + "\nRun with --help for more information.\n";
 }
+// `--version`: the release, then the build facts that tell two builds of one release apart (the
+// ones a desync bundle records). A game's tool names itself and the lockstep it was built on.
+std::string version_text(const std::string& name) {
+  std::string out = name == "lockstep" ? std::string("lockstep ") + LOCKSTEP_VERSION_STRING
+                                       : name + " (lockstep " + LOCKSTEP_VERSION_STRING + ")";
+  for (const auto& [key, value] : inspect::build_facts())
+    if ((key == "compiler" || key == "target" || key == "build type") && !value.empty()) out += "\n" + key + ": " + value;
+  return out;
+}
 }  // namespace
 
 const ToolInfo& tool() noexcept { return g_tool; }
@@ -56,6 +67,7 @@ int main(int argc, char** argv, const ToolInfo& info) {
                       "Exit codes: 0 ok, 1 mismatch/desync found, 2 bad input or usage.",
                name};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text(name), "Print the lockstep release and the build (compiler, target, type), then exit");
   app.footer("Examples:\n"
              "  " + name + " run                                   # replay the default recording\n"
              "  " + name + " record --sim duel --bot 7 --ticks 1800 -o duel.replay\n"
@@ -66,7 +78,7 @@ int main(int argc, char** argv, const ToolInfo& info) {
                               add_info(app),  add_convert(app), add_bench(app),
                               add_synctest(app), add_netsim(app),
                               add_dump(app),  add_diff(app),     add_peer(app),
-                              add_spectate(app), add_snapshot(app), add_view(app),
+                              add_spectate(app), add_keygen(app), add_snapshot(app), add_view(app),
                               add_query(app)};
   refuse_negative_unsigned(app);
   app.failure_message(usage_message);

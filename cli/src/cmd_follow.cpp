@@ -5,6 +5,7 @@
 
 #include "common.h"
 
+#include <lockstep/inspect/tool_report.h>
 #include <lockstep/replay/replay_follow.h>
 #include <lockstep/rollback/watch_source.h>
 #include <lockstep/stream/http_source.h>
@@ -28,6 +29,21 @@ std::string watch_source_error(const rollback::WatchSource& w, const rollback::W
 }
 }  // namespace
 
+std::string security_warning_text(rollback::UdpPeerWarning w) {
+  switch (w) {
+    case rollback::UdpPeerWarning::Unauthenticated:
+      return "WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
+             "inputs or expel a peer (docs/rollback.md, \"Threat model\")";
+    case rollback::UdpPeerWarning::DerivedKey:
+      return "WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
+             "for tests and demos; docs/rollback.md, \"Threat model\")";
+    case rollback::UdpPeerWarning::DerivedRelayKey:
+      return "WARNING: no --key-file: the relay's key (watchers, --rejoin) is derived from --session-id, which is "
+             "no secret (INSECURE; the players' messages are authenticated per pair of peers by the identities)";
+  }
+  return std::string(rollback::match_key_warning_line(w));
+}
+
 int follow_cmd(const FollowArgs& a) {
   replay::FollowOptions o;
   if (!replay::parse_follow_start(a.from, o))
@@ -40,9 +56,13 @@ int follow_cmd(const FollowArgs& a) {
   options.open_recording = stream::open_recording_source;
   rollback::WatchSource opened = rollback::open_watch_source(options);
   if (!opened.error.empty()) return report_error(a.json, kExitBadInput, watch_source_error(opened, a.watch));
+  // The same warning a peer gives for the same key: a relay's messages are keyed like a match's.
+  if (opened.warning) std::fprintf(stderr, "%s spectate: %s\n", tool_name().c_str(), security_warning_text(*opened.warning).c_str());
   if (opened.onward) std::fprintf(stderr, "%s spectate: relaying to watchers at %s\n", tool_name().c_str(), opened.onward->local_address().c_str());
   replay::ByteSource& source = *opened.source;
-  replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o, a.watch.source);
+  // Named as the source describes itself ("relay HOST:PORT" when watching through a relay).
+  replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o,
+                                  source.describe());
   rollback::WatchOptions w;
   w.delay_ticks = a.delay_ticks;
   w.poll_us = std::uint64_t{a.poll_ms} * 1000;
@@ -56,13 +76,16 @@ int follow_cmd(const FollowArgs& a) {
               std::to_string(follower.recorded_ticks()) + " recorded";
     code = kExitMismatch;
   }
+  if (watched.relay_silent) failure += " (give the relay's --key-file and --session-id, or check the --host address)";
   if (!a.record.empty() && code == kExitOk) {
     const replay::ReplayStatus ws = replay::write_replay_file(a.record, follower.recording());
     if (!ws.ok()) return report_error(a.json, kExitBadInput, ws.message, &ws);
   }
   const rollback::WatchOutcome outcome{code, failure, code == kExitOk ? a.record : std::string(), a.delay_ticks, watched.lag_max};
   std::fputs(rollback::watch_report(follower, source, opened.relayed, opened.onward.get(), outcome, a.json).c_str(), stdout);
-  if (!failure.empty()) std::fprintf(stderr, "%s spectate --follow: error: %s\n", tool_name().c_str(), failure.c_str());
+  if (!failure.empty())
+    std::fprintf(stderr, "%s spectate %s: error: %s\n", tool_name().c_str(), a.watch.host.empty() ? "--follow" : "--host",
+                 inspect::terminal_safe(failure).c_str());
   return code;
 }
 

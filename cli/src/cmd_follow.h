@@ -26,6 +26,9 @@ struct FollowArgs {
 };
 
 void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f);
+// A key's security warning (rollback::match_key_warning) in the terms of the flags: what
+// `peer` and `spectate` print.
+std::string security_warning_text(rollback::UdpPeerWarning warning);
 int follow_cmd(const FollowArgs& a);
 
 }  // namespace lockstep::cli

@@ -104,6 +104,9 @@ std::string peer_failure_text(const rollback::UdpPeerFailure& f, const rollback:
     case P::AddressCount: return "--peers needs 2..16 addresses (every peer, in peer-id order), or --rendezvous DIR --count N";
     case P::LocalPeer: return "--id must be < the number of --peers";
     case P::NoAuthWithKeyFile: return "--no-auth and --key-file exclude each other";
+    case P::NoAuthWithIdentity: return "--no-auth and --identity-file/--peer-keys exclude each other";
+    case P::IdentityWithoutPeerKeys:
+      return "--identity-file and --peer-keys go together (this peer's secret key and every peer's public key)";
     case P::RelayWithoutRecord: return "--relay serves the recording: give --record FILE too";
     case P::CheckpointInterval:
       return "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(o.session.hash_interval) + ")";
@@ -115,6 +118,8 @@ std::string peer_failure_text(const rollback::UdpPeerFailure& f, const rollback:
     case P::ExchangeCount: return "--exchange-peers needs one address per peer, in peer-id order";
     case P::Relay: return "--relay " + o.relay + ": " + f.detail;
     case P::Rejoin: return "--rejoin " + o.rejoin + ": " + f.detail;
+    case P::RejoinNoAnswer:
+      return "--rejoin " + o.rejoin + ": " + f.detail + " (give the survivor's --key-file and --session-id, or check the --rejoin address)";
     case P::RejoinOtherMatch:
       return "--rejoin " + o.rejoin + ": " + f.detail + "; give the same --sim, --players, --units and --seed as before the restart";
     case P::SessionPeers:    // set by peer_options: not the user's to fix
@@ -136,17 +141,7 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   void on_log(std::string_view line) override {
     std::fprintf(stderr, "%s peer %u: %.*s\n", tool_name().c_str(), a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
   }
-  void on_warning(rollback::UdpPeerWarning w, std::string_view line) override {
-    switch (w) {
-      case rollback::UdpPeerWarning::Unauthenticated:
-        return on_log("WARNING: --no-auth: messages are not authenticated; anyone who can send to this port can inject "
-                      "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
-      case rollback::UdpPeerWarning::DerivedKey:
-        return on_log("WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: "
-                      "for tests and demos; docs/rollback.md, \"Threat model\")");
-    }
-    on_log(line);
-  }
+  void on_warning(rollback::UdpPeerWarning w, std::string_view) override { on_log(security_warning_text(w)); }
   void on_event(const rollback::SessionEvent& e) override {
     if (e.kind == rollback::SessionEventKind::Rejoined && e.peer == a_.o.session.local_peer) {
       rejoined_at = e.tick;
@@ -310,8 +305,16 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
   app->add_option("--hash-interval", a->o.session.hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
   app->add_option("--session-id", a->o.session.session_id, "Match id: packets of other ids are dropped (no secret: it is sent in the clear)")->capture_default_str();
   app->add_option("--key-file", a->o.session.key_file,
-                  "The match's secret: 32 raw bytes or 64 hex digits, the same file on every peer; every message is "
-                  "authenticated with it (without it the key is derived from --session-id: INSECURE, tests only)");
+                  "The match's secret: 32 raw bytes or 64 hex digits ('" + tool_name() + " keygen --match-key FILE'), the same "
+                  "file on every peer; every message is authenticated with it, so every player can impersonate every "
+                  "other (without it the key is derived from --session-id: INSECURE, tests only)");
+  app->add_option("--identity-file", a->o.session.identity_file,
+                  "This peer's secret key ('" + tool_name() + " keygen --identity FILE'): with --peer-keys, each pair of peers "
+                  "authenticates with its own key, so no player can forge another's messages (--key-file then keys the "
+                  "relay only)");
+  app->add_option("--peer-keys", a->o.session.peer_keys_file,
+                  "Every peer's public key, one line of 64 hex digits per peer in peer-id order (lines starting with # "
+                  "are skipped); the same file on every peer");
   app->add_flag("--no-auth", a->o.session.no_auth, "Send and accept unauthenticated messages (LAN, tests): anyone can forge them");
   app->add_option("--sync-roundtrips", a->o.session.sync_roundtrips, "Handshake round trips before tick 0")->capture_default_str()->check(CLI::Range(1u, 100u));
   app->add_option("--sync-timeout-s", a->sync_timeout_s, "Give up when the handshake takes longer")->capture_default_str();

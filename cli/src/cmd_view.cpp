@@ -6,7 +6,8 @@
 //   -o page.html --wasm   the emscripten page template with FILE's bytes inside (the page
 //                         re-simulates in the browser; only where the template was built);
 //   --serve [--port N]    a local HTTP server answering the page from this process
-//                         (viewer::serve: cpp-httplib, 127.0.0.1); Ctrl-C stops it, exit 0.
+//                         (viewer::serve: cpp-httplib, 127.0.0.1; another --host only with
+//                         --allow-remote, as peer and relay); Ctrl-C stops it, exit 0.
 // This file parses and prints; the page, the frames and the server live in lockstep::viewer
 // (viewer/view.h).
 #include "common.h"
@@ -27,6 +28,7 @@ struct ViewArgs {
   bool wasm = false;
   bool serve = false;
   std::string host = "127.0.0.1";
+  bool allow_remote = false;
   std::uint32_t port = 0;
   std::uint64_t embed_limit_mib = 24;
   bool json = false;
@@ -44,8 +46,14 @@ std::string page_template_not_found(const std::vector<std::string>& looked) {
 }
 
 int view_serve(const ViewArgs& a) {
+  // The rule of `peer` and `relay`: beyond loopback only when asked for (viewer::serve refuses
+  // it too; this says so in this command's flags).
+  if (!a.allow_remote && viewer::serves_beyond_loopback(a.host))
+    return report_error(a.json, kExitBadInput,
+                        "view: --host " + a.host + ": not a loopback address (pass --allow-remote to serve beyond this machine)");
   viewer::ServeOptions o;
   o.host = a.host;
+  o.loopback_only = !a.allow_remote;
   o.port = static_cast<std::uint16_t>(a.port);
   o.on_listening = [&](const std::string& url) {
     std::fputs(viewer::serving_report(a.file, url, a.json).c_str(), stdout);
@@ -92,7 +100,9 @@ Command add_view(CLI::App& root) {
   app->add_flag("--serve", a->serve, "Serve the page from this process over HTTP (127.0.0.1) until Ctrl-C");
   app->add_option("--port", a->port, "Port for --serve (default 0: any free port; the URL is printed)")
       ->check(CLI::Range(0u, 65535u));
-  app->add_option("--host", a->host, "Address for --serve to listen on (default 127.0.0.1: this machine only)");
+  app->add_option("--host", a->host,
+                  "Address for --serve to listen on (default 127.0.0.1: this machine only; others need --allow-remote)");
+  app->add_flag("--allow-remote", a->allow_remote, "Allow a --host outside loopback");
   app->add_option("--embed-limit", a->embed_limit_mib,
                   "MiB of frames a page (-o) may hold: every tick up to it, then keyframes")
       ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));

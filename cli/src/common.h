@@ -45,6 +45,7 @@ Command add_dump(CLI::App& root);      // cmd_dump.cpp (inspect)
 Command add_diff(CLI::App& root);      // cmd_diff.cpp (inspect)
 Command add_peer(CLI::App& root);      // cmd_peer.cpp (rollback over UDP)
 Command add_spectate(CLI::App& root);  // cmd_peer.cpp (spectator over UDP)
+Command add_keygen(CLI::App& root);    // cmd_keygen.cpp (keys of an authenticated match)
 Command add_snapshot(CLI::App& root);  // cmd_snapshot.cpp
 Command add_query(CLI::App& root);     // cmd_query.cpp (inspect query language)
 Command add_view(CLI::App& root);      // cmd_view.cpp (viewer)

@@ -6,6 +6,7 @@
 #include <lockstep/inspect/svg.h>
 #include <lockstep/io/byte_order.h>
 #include <lockstep/io/le_reader.h>
+#include <lockstep/version.h>
 
 #include <cereal/archives/portable_binary.hpp>
 
@@ -22,9 +23,6 @@
 #endif
 #ifndef LOCKSTEP_BUILD_TYPE
 #define LOCKSTEP_BUILD_TYPE ""
-#endif
-#ifndef LOCKSTEP_VERSION
-#define LOCKSTEP_VERSION ""
 #endif
 
 namespace lockstep::inspect {
@@ -51,11 +49,14 @@ std::uint64_t schema_hash(const State& s) {
 }
 
 namespace {
+// The version numbers CMake reports as CMAKE_CXX_COMPILER_VERSION, without vendor suffixes.
 std::string compiler() {
 #if defined(__clang__)
-  return std::string("clang ") + __clang_version__;
+  return "clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
+         std::to_string(__clang_patchlevel__);
 #elif defined(__GNUC__)
-  return std::string("gcc ") + __VERSION__;
+  return "gcc " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+         std::to_string(__GNUC_PATCHLEVEL__);
 #elif defined(_MSC_VER)
   return "msvc " + std::to_string(_MSC_VER);
 #else
@@ -100,7 +101,7 @@ std::string target() {
 
 std::vector<std::pair<std::string, std::string>> build_facts(const replay::Sim* sim, const State* schema) {
   std::vector<std::pair<std::string, std::string>> f;
-  f.emplace_back("lockstep", LOCKSTEP_VERSION);
+  f.emplace_back("lockstep", LOCKSTEP_VERSION_STRING);
   f.emplace_back("compiler", compiler());
   f.emplace_back("target", target());
   f.emplace_back("build type", LOCKSTEP_BUILD_TYPE);

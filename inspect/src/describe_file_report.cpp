@@ -5,6 +5,7 @@
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/sim.h>
+#include <lockstep/version.h>
 
 #include "appendf.h"
 
@@ -32,6 +33,13 @@ std::string json_report(Fields&& fields) {
   j.end();
   return j.str() + "\n";
 }
+
+// Which build read the file. A bundle records the build that wrote it (its "lockstep",
+// "compiler", ... facts); a replay file does not: format v1 has no field for it (every earlier
+// reader refuses an unknown block, and the recordings of one match by two builds would no
+// longer be byte-identical), so for a replay the reader is all `info` can name.
+constexpr const char* kReadBy = "read by       lockstep " LOCKSTEP_VERSION_STRING;
+constexpr const char* kReplayWriterUnknown = " (a replay file does not record the lockstep version that wrote it)";
 
 bool is_embedded(const FileReportRequest& q) { return q.path == q.embedded_path; }
 std::string no_embedded(const FileReportRequest& q) {
@@ -99,11 +107,15 @@ FileReport bundle_report(const FileReportRequest& q) {
   if (const FileStatus st = read_bundle_file(q.path, b); !st.ok()) return failed(st.message);
   FileReport r;
   if (q.json) {
-    r.out = json_report([&](JsonWriter& j) { append_bundle_fields(j, q.path, b); });
+    r.out = json_report([&](JsonWriter& j) {
+      append_bundle_fields(j, q.path, b);
+      j.field("reader_version", LOCKSTEP_VERSION_STRING);
+    });
     return r;
   }
   appendf(r.out, "bundle        %s\n%s", q.path.c_str(), describe_bundle(b).c_str());
   if (!b.report.empty()) appendf(r.out, "report        %s\n", b.report.c_str());
+  r.out += std::string(kReadBy) + "\n";
   return r;
 }
 
@@ -131,8 +143,11 @@ FileReport replay_report(const FileReportRequest& q) {
   FileReport r;
   r.warnings = rp.warnings;
   const std::string sim_status = replay_sim_status(rp, name);
-  r.out = q.json ? json_report([&](JsonWriter& j) { append_replay_fields(j, rp, name, sim_status); })
-                 : describe_replay(rp, name, sim_status);
+  r.out = q.json ? json_report([&](JsonWriter& j) {
+                    append_replay_fields(j, rp, name, sim_status);
+                    j.field("reader_version", LOCKSTEP_VERSION_STRING);
+                  })
+                 : describe_replay(rp, name, sim_status) + kReadBy + kReplayWriterUnknown + "\n";
   return r;
 }
 

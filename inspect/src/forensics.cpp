@@ -1,5 +1,5 @@
-// Desync forensics of the gates (forensics.h); moved from cli/src/verify_forensics.cpp,
-// per_system.cpp and bundle_cli.cpp (issue 22).
+// Desync forensics of the gates (forensics.h): in the library, not the CLI, so a game's own
+// tool and tests get the field-level answers and bundles `lockstep` prints.
 #include <lockstep/inspect/dump.h>
 #include <lockstep/inspect/forensics.h>
 

@@ -95,7 +95,8 @@ std::byte* World::resource_bytes(std::int32_t id, bool write) noexcept {
   if (call().access != nullptr && (u >= 256 || !call().access->allows(kind, u))) {
     // Before access checks (0.2), the mutable resource<T>() on a World& was how a system read
     // a resource. A system that declared the resource Read and reads it that way was correct
-    // then; refusing it now would hand it a null it never had to expect (a crash, issue 22).
+    // then; refusing it now would hand it a null it never had to expect (a game written
+    // against 0.1 crashed on it).
     // Serve it, mark the resource written (the system may write through the pointer; the
     // incremental hash must see it) and warn once per world with the names.
     if (write && u < 256 && call().access->allows(AccessKind::ReadResource, u)) {

@@ -1,6 +1,8 @@
 // Opening a recording with its sim (open_replay.h).
 #include <lockstep/replay/open_replay.h>
 
+#include "replay_io.h"
+
 namespace lockstep::replay {
 
 namespace {
@@ -8,7 +10,7 @@ namespace {
 bool resolve_sim(OpenedReplay& out, OpenFailure& why) {
   out.sim = find_sim_including_hidden(out.replay.header.sim_name);
   if (out.sim == nullptr) {
-    why.message = out.name + ": recorded with sim '" + out.replay.header.sim_name +
+    why.message = out.name + ": recorded with sim '" + replay_detail::printable_name(out.replay.header.sim_name) +
                   "', which this build does not have (known: " + describe_registered_sims() + ")";
     return false;
   }

@@ -188,6 +188,26 @@ std::string kind_name(std::uint32_t kind) {
   return s;
 }
 
+std::string printable_name(std::string_view text, std::size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  const std::size_t n = std::min(text.size(), max_bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  if (text.size() > n) out += "...(" + std::to_string(text.size() - n) + " more bytes)";
+  return out;
+}
+
 ReplayStatus validate_header(const ReplayHeader& h, std::string_view file, std::uint64_t offset) {
   auto bad = [&](const std::string& what) { return fail(ErrorCode::Corrupt, file, offset, "header: " + what); };
   if (h.sim_name.empty() || h.sim_name.size() > kMaxSimName) return bad("sim name must be 1..64 bytes");
@@ -650,7 +670,8 @@ ReplayStatus decode_replay(std::span<const std::byte> bytes, Replay& out, std::s
 ReplayStatus check_replay_sim(const Replay& r, const Sim& sim, std::string_view name) {
   const ReplayHeader& h = r.header;
   if (h.sim_name != sim.name())
-    return fail(ErrorCode::Mismatch, name, 0, "recorded with sim '" + h.sim_name + "', not '" + std::string(sim.name()) + "'");
+    return fail(ErrorCode::Mismatch, name, 0,
+                "recorded with sim '" + replay_detail::printable_name(h.sim_name) + "', not '" + std::string(sim.name()) + "'");
   if (h.sim_version != sim.version())
     return fail(ErrorCode::Mismatch, name, 0,
                 "recorded with " + h.sim_name + " version " + std::to_string(h.sim_version) + "; this build has version " +

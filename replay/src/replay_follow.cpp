@@ -81,6 +81,12 @@ struct ReplayFollower::State {
   std::vector<std::byte> frame;
   std::uint64_t start = 0;
   std::uint64_t checked = 0;
+  // The world's tick now has been compared with its recorded hash, or will never have one (no
+  // hashes, or the complete recording's hashes end before it). A live recording's HASH block
+  // lands after the INPT block of the same ticks, so a follower at the newest input often has
+  // no hash for its tick yet: it waits for it rather than stepping past it unchecked.
+  bool current_checked = false;
+  bool ended = false;  // finished, and the end verified (end())
   bool failed = false;
   ReplayStatus error;
 
@@ -99,7 +105,9 @@ struct ReplayFollower::State {
     const Replay& r = decoder.replay();
     const Sim* sim = find_sim(r.header.sim_name);
     if (sim == nullptr)
-      return fail(ErrorCode::Mismatch, name, 0, "recorded with sim '" + r.header.sim_name + "', which this tool does not have");
+      return fail(ErrorCode::Mismatch, name, 0,
+                  "recorded with sim '" + replay_detail::printable_name(r.header.sim_name) +
+                      "', which this tool does not have");
     if (ReplayStatus st = check_replay_sim(r, *sim, name); !st.ok()) return st;
     runner = std::make_unique<Runner>(*sim, r.header.config);
     if (!runner->status().ok())
@@ -125,16 +133,49 @@ struct ReplayFollower::State {
                                                 name + " checkpoint at tick " + std::to_string(best->tick));
       if (!fs.ok()) return fail(fs.code, name, fs.offset, fs.message);
       (void)runner->rehash();
-      if (ReplayStatus st = check(best->tick); !st.ok()) return st;
     }
     start = runner->tick();
+    current_checked = false;
+    return check_current();
+  }
+
+  // Compares the world's tick now with its recorded hash once that hash is there.
+  ReplayStatus check_current() {
+    if (current_checked) return ReplayStatus::Ok();
+    const Replay& r = decoder.replay();
+    const std::uint64_t t = runner->tick();
+    if (!r.header.has_hashes() || (decoder.complete() && t >= r.hashes.size())) {
+      current_checked = true;
+      return ReplayStatus::Ok();
+    }
+    if (t >= r.hashes.size()) return ReplayStatus::Ok();  // not recorded yet: wait for it
+    current_checked = true;
+    return check(t);
+  }
+
+  // At the end of a complete recording: every recorded hash from the start tick on was
+  // compared, and the world ends on the final hash of the END block (which the decoder has
+  // matched against the last HASH entry). Else the first tick that was not is named.
+  ReplayStatus end() {
+    const Replay& r = decoder.replay();
+    ended = true;
+    if (!r.header.has_hashes() || r.hashes.size() <= start) return ReplayStatus::Ok();
+    const std::uint64_t last = r.hashes.size() - 1;
+    if (start + checked <= last)
+      return fail_tick(ErrorCode::Mismatch, name, 0, start + checked,
+                       "the recorded hash of this tick was never compared (" + std::to_string(checked) + " of " +
+                           std::to_string(last - start + 1) + " recorded hashes from tick " + std::to_string(start) +
+                           " on)");
+    if (last == runner->tick() && runner->hash().total != r.hashes.back().total)
+      return fail_tick(ErrorCode::Mismatch, name, 0, last,
+                       "the final state differs from the END block: hash " + to_hex(runner->hash().total) +
+                           ", recorded " + to_hex(r.hashes.back().total));
     return ReplayStatus::Ok();
   }
 
-  // The world's state at tick t against the recording's hash of t.
+  // The world's state at tick t against the recording's hash of t (t < hashes.size()).
   ReplayStatus check(std::uint64_t t) {
     const Replay& r = decoder.replay();
-    if (!r.header.has_hashes() || t >= r.hashes.size()) return ReplayStatus::Ok();
     const StateHash& h = runner->hash();
     const TickHash& want = r.hashes[t];
     bool same = h.total == want.total && h.entities == want.entities && h.archetypes == want.archetypes &&
@@ -180,22 +221,24 @@ ReplayStatus ReplayFollower::poll(ByteSource& source) {
   // Tick start: reach the chosen tick at once, then follow.
   if (s.options.start == FollowOptions::Start::Tick) goal = std::max(goal, std::min(s.options.tick, recorded));
   const TypeDescriptor& input = s.runner->sim().input_type();
-  for (std::uint32_t n = 0; s.runner->tick() < goal && n < s.options.max_ticks_per_poll; ++n) {
+  if (ReplayStatus c = s.check_current(); !c.ok()) return s.stop(c);
+  // Never past a tick whose hash is still to come: it is compared when it arrives.
+  for (std::uint32_t n = 0; s.current_checked && s.runner->tick() < goal && n < s.options.max_ticks_per_poll; ++n) {
     const std::uint64_t t = s.runner->tick();
     Runner::copy_to_host(input, r.frame(t), s.frame);
     const Status st = s.runner->step(s.frame);
     if (!st.ok())
       return s.stop(fail_tick(st.code(), s.name, 0, t, std::string("the sim rejected the frame: ") + st.message()));
-    if (ReplayStatus c = s.check(t + 1); !c.ok()) return s.stop(c);
+    s.current_checked = false;
+    if (ReplayStatus c = s.check_current(); !c.ok()) return s.stop(c);
   }
+  if (!s.ended && s.decoder.complete() && s.runner->tick() >= recorded)
+    if (ReplayStatus c = s.end(); !c.ok()) return s.stop(c);
   return ReplayStatus::Ok();
 }
 
 bool ReplayFollower::started() const noexcept { return state_->runner != nullptr; }
-bool ReplayFollower::finished() const noexcept {
-  return state_->runner != nullptr && state_->decoder.complete() &&
-         state_->runner->tick() >= state_->decoder.replay().frame_count();
-}
+bool ReplayFollower::finished() const noexcept { return state_->ended && !state_->failed; }
 std::uint64_t ReplayFollower::start_tick() const noexcept { return state_->start; }
 std::uint64_t ReplayFollower::tick() const noexcept { return state_->runner ? state_->runner->tick() : 0; }
 std::uint64_t ReplayFollower::recorded_ticks() const noexcept { return state_->decoder.replay().frame_count(); }

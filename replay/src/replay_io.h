@@ -40,6 +40,10 @@ ReplayStatus fail(ErrorCode code, std::string_view file, std::uint64_t offset, c
 ReplayStatus fail_tick(ErrorCode code, std::string_view file, std::uint64_t offset, std::uint64_t tick,
                        const std::string& what);
 std::string kind_name(std::uint32_t kind);
+// A name read from a file (a sim's, a component's), safe to print in a message: bytes outside
+// printable ASCII and the backslash as \xNN / \\, at most `max_bytes` of it. A recording from
+// a relay or a web server may be anyone's bytes; a terminal must not run them.
+std::string printable_name(std::string_view text, std::size_t max_bytes = kMaxSimName);
 ReplayStatus validate_header(const ReplayHeader& h, std::string_view file, std::uint64_t offset);
 // JSON syntax and duplicate keys, with line:column (json_syntax.cpp).
 ReplayStatus check_json_syntax(std::string_view text, std::string_view name);

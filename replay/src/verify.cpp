@@ -1,5 +1,6 @@
-// Verifying a recording (verify.h). Moved from the CLI (issue 22): the messages are the ones
-// `lockstep verify` has always printed, so its tests read the same text.
+// Verifying a recording (verify.h), a library call so that a game's own tool and tests verify
+// the same way `lockstep verify` does: the messages are the ones that command has always
+// printed, so its tests read the same text.
 #include <lockstep/hash/snapshot_file.h>
 #include <lockstep/replay/verify.h>
 

@@ -99,9 +99,31 @@ const char* match_key_source_name(MatchKeySource source) noexcept {
   switch (source) {
     case MatchKeySource::File: return "file";
     case MatchKeySource::DerivedFromSessionId: return "derived-from-session-id";
+    case MatchKeySource::Identity: return "identity";
     case MatchKeySource::None: break;
   }
   return "none";
+}
+
+std::optional<UdpPeerWarning> match_key_warning(bool no_auth, MatchKeySource source) noexcept {
+  if (no_auth) return UdpPeerWarning::Unauthenticated;
+  if (source == MatchKeySource::DerivedFromSessionId) return UdpPeerWarning::DerivedKey;
+  return std::nullopt;
+}
+
+std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept {
+  switch (warning) {
+    case UdpPeerWarning::Unauthenticated:
+      return "WARNING: messages are not authenticated (no_auth); anyone who can send to this port can inject "
+             "inputs or expel a peer (docs/rollback.md, \"Threat model\")";
+    case UdpPeerWarning::DerivedKey:
+      return "WARNING: no key file: the match key is derived from the session id, which is no secret "
+             "(INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")";
+    case UdpPeerWarning::DerivedRelayKey:
+      return "WARNING: no key file: the relay's key (watchers, a rejoin's history) is derived from the session "
+             "id, which is no secret (INSECURE; the players' messages are authenticated per pair of peers)";
+  }
+  return {};
 }
 
 std::string load_match_key(bool no_auth, const std::string& key_file, std::uint32_t session_id, WireSecurity& security,
@@ -126,6 +148,11 @@ std::string peer_session_config(const PeerSessionOptions& o, SessionConfig& sc, 
   sc = SessionConfig::one_player_per_peer(o.peers, o.players, o.local_peer);
   if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, sc.security, sc.match_key, source); !why.empty())
     return why;
+  if (!o.no_auth && (!o.identity_file.empty() || !o.peer_keys_file.empty())) {
+    std::string why;
+    if (!load_match_identity(o.identity_file, o.peer_keys_file, o.peers, o.local_peer, sc.identity, why)) return why;
+    source = MatchKeySource::Identity;
+  }
   sc.input_delay = o.input_delay;
   sc.max_prediction = o.spectator ? 0 : o.max_prediction;  // a spectator never predicts
   sc.hash_interval = o.hash_interval;
@@ -152,7 +179,8 @@ RelayConfig relay_config_for(const SessionConfig& session, std::string bind, boo
 
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
-                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why) {
+                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why,
+                       replay::ReplayHeader* history_header) {
   RelaySource source;
   std::string error;
   if (!source.open(relay, watcher, error)) {
@@ -161,10 +189,15 @@ bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std
   }
   replay::Replay history;
   replay::ReplayStatus st = fetch_recording(source, timeout_ms, history);
+  if (!st.ok() && !source.answered()) {
+    why = {RejoinFailure::Kind::NoAnswer, st.message};
+    return false;
+  }
   if (st.ok() && (history.header.sim_name != sim.name() || !(history.header.config == config))) {
     why = {RejoinFailure::Kind::OtherMatch, "the survivor records another match (sim " + history.header.sim_name + ")"};
     return false;
   }
+  if (st.ok() && history_header != nullptr) *history_header = history.header;
   if (st.ok() && !record_path.empty()) st = recorder.open(record_path, history.header);
   if (st.ok()) st = replay::resume_from_recording(runner, history, record_path.empty() ? nullptr : &recorder);
   if (!st.ok()) {

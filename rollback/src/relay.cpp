@@ -283,6 +283,7 @@ struct RelaySource::State {
   // so a late watcher's first read holds the whole stream so far (its newest checkpoint).
   std::uint64_t first_total = ~std::uint64_t{0};
   std::uint64_t relay_total = 0;
+  bool answered = false;
   RelaySourceStats stats;
   std::array<std::byte, kMaxDatagram> out{};
   std::array<std::byte, 2048> in{};
@@ -327,6 +328,7 @@ void RelaySource::State::receive() {
       ++stats.dropped;
       continue;
     }
+    answered = true;
     if (m.kind == Kind::Full) {
       full = true;
       continue;
@@ -393,6 +395,14 @@ replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte
 }
 
 std::string RelaySource::describe() const { return "relay " + state_->relay_text; }
+bool RelaySource::answered() const noexcept { return state_->answered; }
+
+std::string relay_never_answered(const RelaySource& source, std::uint64_t waited_us) {
+  const std::uint64_t tenths = (waited_us + 50000) / 100000;  // seconds to one decimal, in integers
+  return source.describe() + " never answered (" + std::to_string(source.stats().requests_sent) + " requests in " +
+         std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) +
+         " s): its match key or session id differs from ours, or no relay listens at that address";
+}
 bool RelaySource::caught_up() const noexcept {
   return state_->first_total != ~std::uint64_t{0} && state_->bytes.size() >= state_->first_total;
 }
@@ -407,10 +417,17 @@ replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_
     replay::ReplayStatus st = source.read(decoder.bytes_received(), buf, got);
     if (st.ok() && got != 0) st = decoder.feed(std::span<const std::byte>(buf.data(), got));
     if (!st.ok()) return st;
-    if (got == 0 && Clock::now() > until)
+    if (got == 0 && Clock::now() > until) {
+      if (!source.answered()) {
+        replay::ReplayStatus silent;
+        silent.code = ErrorCode::IoError;
+        silent.message = relay_never_answered(source, std::uint64_t{timeout_ms} * 1000);
+        return silent;
+      }
       return source_error(source.describe(), decoder.bytes_received(),
                           source.caught_up() ? "no recording header arrived within the timeout"
                                              : "the recording did not arrive within the timeout");
+    }
     // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -428,6 +445,8 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
   Clock::time_point last_growth = t0;
   std::uint64_t last_recorded = 0;
   for (;;) {
+    const std::uint64_t tick_before = follower.tick();
+    const bool started_before = follower.started();
     out.status = follower.poll(source);
     if (onward != nullptr) (void)onward->poll(source);
     if (!out.status.ok()) break;
@@ -449,11 +468,18 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
     if (now - last_growth > std::chrono::microseconds(options.idle_timeout_us)) {
       out.idle = true;
       out.status.code = ErrorCode::Mismatch;
-      out.status.message = source.describe() + ": nothing new for " + std::to_string(options.idle_timeout_us / 1000000) +
-                           " s and no END block (the recorder stopped?) at tick " + std::to_string(follower.recorded_ticks());
+      // Any caller's relay watcher gets the relay's cause, whatever it passed the source as.
+      const auto* relayed = dynamic_cast<const RelaySource*>(&source);
+      out.relay_silent = relayed != nullptr && !relayed->answered();
+      if (out.relay_silent)
+        out.status.message = relay_never_answered(*relayed, options.idle_timeout_us);
+      else
+        out.status.message = source.describe() + ": nothing new for " + std::to_string(options.idle_timeout_us / 1000000) +
+                             " s and no END block (the recorder stopped?) at tick " + std::to_string(follower.recorded_ticks());
       break;
     }
-    if (follower.tick() + options.delay_ticks >= follower.recorded_ticks() || !follower.started())
+    // Caught up with the delay, or waiting for bytes (or for the hashes of the tick it is at).
+    if (follower.tick() == tick_before && follower.started() == started_before)
       // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
       std::this_thread::sleep_for(std::chrono::microseconds(options.poll_us));
   }

@@ -74,7 +74,8 @@ Status RollbackSession::Impl::init() {
   if (world.componentCount() > kMaxReportComponents)
     return {ErrorCode::InvalidArgument, "RollbackSession: more than 128 components do not fit a hash report"};
   authenticated = cfg.peers > 1 && cfg.security == WireSecurity::Authenticated;
-  if (authenticated && cfg.match_key.empty())
+  const bool per_peer = authenticated && !cfg.identity.empty();
+  if (authenticated && !per_peer && cfg.match_key.empty())
     return {ErrorCode::InvalidArgument,
             "RollbackSession: no match key: set SessionConfig::match_key to the match's 32-byte secret from your "
             "matchmaker, or opt out with security = WireSecurity::Unauthenticated (tests, LAN; see docs/rollback.md, "
@@ -85,6 +86,25 @@ Status RollbackSession::Impl::init() {
             "libsodium-dev, or opt out with security = WireSecurity::Unauthenticated)"};
   if (cfg.security != WireSecurity::Authenticated && cfg.security != WireSecurity::Unauthenticated)
     return {ErrorCode::InvalidArgument, "RollbackSession: unknown SessionConfig::security"};
+  if (per_peer) {
+    if (!check_match_identity(cfg.identity, cfg.peers, cfg.local_peer).empty())
+      return {ErrorCode::InvalidArgument,
+              "RollbackSession: SessionConfig::identity does not fit this session: it needs one public key per peer in "
+              "peer-id order, this peer's own key pair at local_peer, and no two peers with the same key "
+              "(check_match_identity names the problem)"};
+    for (std::uint32_t q = 0; q < cfg.peers; ++q) {
+      if (q == cfg.local_peer) continue;
+      LinkKeys keys;
+      if (!derive_link_keys(cfg.identity, cfg.session_id, cfg.local_peer, q, keys))
+        return {ErrorCode::InvalidArgument,
+                "RollbackSession: SessionConfig::identity: a peer's public key is not a usable X25519 key"};
+      send_key[q] = keys.send;
+      receive_key[q] = keys.receive;
+    }
+  } else if (authenticated) {
+    send_key.fill(cfg.match_key);
+    receive_key.fill(cfg.match_key);
+  }
   if (cfg.receive_budget_per_peer != 0) budget = cfg.receive_budget_per_peer;
   const std::uint32_t input_head = kHeaderBytes + kInputHeadBytes + 8 * players + kTrailerBytes;
   if (input_head + input_size > kMaxMessageBytes)

@@ -119,6 +119,9 @@ struct RollbackSession::Impl {
     std::uint64_t rejoin_drop = 0;
   };
   std::array<Link, kMaxSessionPeers> link{};
+  // MAC keys per link (kept apart from Link, which a rejoin resets): with a MatchIdentity each
+  // direction of each pair has its own, else both are the match key.
+  std::array<MatchKey, kMaxSessionPeers> send_key{}, receive_key{};
   // seen[q][p]: the highest frontier of player p that peer q reported (what it has of p).
   std::array<std::array<std::uint64_t, kMaxSessionPlayers>, kMaxSessionPeers> seen{};
   std::uint32_t gone_mask = 0;     // peers declared disconnected

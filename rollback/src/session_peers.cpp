@@ -239,8 +239,12 @@ void RollbackSession::Impl::check_peers() noexcept {
     if (cfg.sync_timeout_us != 0 && now - start > cfg.sync_timeout_us)
       (void)fail(stats.dropped_auth != 0
                      ? Status{ErrorCode::IoError,
-                              "RollbackSession: the handshake did not complete within the sync timeout; messages were "
-                              "dropped as unauthentic (does every peer use the same match key and security mode?)"}
+                              cfg.identity.empty()
+                                  ? "RollbackSession: the handshake did not complete within the sync timeout; messages "
+                                    "were dropped as unauthentic (does every peer use the same match key and security mode?)"
+                                  : "RollbackSession: the handshake did not complete within the sync timeout; messages "
+                                    "were dropped as unauthentic (does every peer use the same session id and the same "
+                                    "public keys in peer-id order, each its own identity?)"}
                      : Status{ErrorCode::IoError, "RollbackSession: the handshake did not complete within the sync timeout"});
     return;
   }

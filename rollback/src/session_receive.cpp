@@ -33,8 +33,12 @@ void RollbackSession::Impl::receive() noexcept {
       ++stats.dropped_auth;  // the other mode, or a forger who did not bother
       continue;
     }
-    if (authenticated && !wire::verify_tag(cfg.match_key, cfg.local_peer,
-                                           std::span<const std::byte>(msg.data(), body_end + 8), &msg[body_end + 8])) {
+    // Under the key of the sender the message claims (its header): with per-peer keys, a
+    // message one peer made that claims another sender fails here. A claimed sender with no
+    // key (out of range, or this peer) cannot verify.
+    if (authenticated && (h.sender >= cfg.peers || h.sender == cfg.local_peer ||
+                          !wire::verify_tag(receive_key[h.sender], cfg.local_peer,
+                                            std::span<const std::byte>(msg.data(), body_end + 8), &msg[body_end + 8]))) {
       ++stats.dropped_auth;
       continue;
     }

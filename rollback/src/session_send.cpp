@@ -34,7 +34,7 @@ void RollbackSession::Impl::transmit(std::uint32_t peer, std::uint32_t size) noe
   put_u64(&msg[size], ++link[peer].send_seq);
   size += 8;
   if (authenticated) {
-    wire::compute_tag(cfg.match_key, peer, std::span<const std::byte>(msg.data(), size), &msg[size]);
+    wire::compute_tag(send_key[peer], peer, std::span<const std::byte>(msg.data(), size), &msg[size]);
   } else {
     std::memset(&msg[size], 0, wire::kTagBytes);
   }

@@ -63,6 +63,13 @@ std::optional<UdpPeerFailure> udp_peer_options_failure(const UdpPeerOptions& o) 
                                                   ") must be < the number of peers (" + n(peers) + ")");
   if (o.session.no_auth && !o.session.key_file.empty())
     return problem(UdpPeerProblem::NoAuthWithKeyFile, "unauthenticated messages (no_auth) and a key file exclude each other");
+  const bool has_identity = !o.session.identity_file.empty(), has_peer_keys = !o.session.peer_keys_file.empty();
+  if (o.session.no_auth && (has_identity || has_peer_keys))
+    return problem(UdpPeerProblem::NoAuthWithIdentity,
+                   "unauthenticated messages (no_auth) and per-peer identities exclude each other");
+  if (has_identity != has_peer_keys)
+    return problem(UdpPeerProblem::IdentityWithoutPeerKeys,
+                   "an identity file and a peer keys file go together (this peer's secret key and every peer's public key)");
   if (!o.relay.empty() && o.record.empty())
     return problem(UdpPeerProblem::RelayWithoutRecord, "a relay serves the recording: it needs a record file");
   if (!o.record.empty() && o.checkpoint_every != 0 &&
@@ -161,34 +168,46 @@ std::optional<UdpPeerFailure> UdpPeer::start_recording() {
 std::optional<UdpPeerFailure> UdpPeer::open(UdpPeerObserver& observer) {
   if (auto f = udp_peer_options_failure(o_)) return f;
   if (!runner_.status().ok()) return failure(std::string("cannot build the world: ") + runner_.status().message());
-  if (auto f = open_sockets()) return f;
+  // The keys before the sockets: a bad key file is reported without binding anything.
   if (std::string why = peer_session_config(o_.session, sc_, key_source_); !why.empty()) return failure(why);
-  if (o_.session.no_auth)
-    observer.on_warning(UdpPeerWarning::Unauthenticated,
-                        "WARNING: messages are not authenticated (no_auth); anyone who can send to this port can inject "
-                        "inputs or expel a peer (docs/rollback.md, \"Threat model\")");
-  else if (key_source_ == MatchKeySource::DerivedFromSessionId)
-    observer.on_warning(UdpPeerWarning::DerivedKey,
-                        "WARNING: no key file: the match key is derived from the session id, which is no secret "
-                        "(INSECURE: for tests and demos; docs/rollback.md, \"Threat model\")");
+  if (auto f = open_sockets()) return f;
+  if (const std::optional<UdpPeerWarning> w = match_key_warning(o_.session.no_auth, key_source_))
+    observer.on_warning(*w, match_key_warning_line(*w));
+  else if (key_source_ == MatchKeySource::Identity && o_.session.key_file.empty() && (!o_.relay.empty() || !o_.rejoin.empty()))
+    observer.on_warning(UdpPeerWarning::DerivedRelayKey, match_key_warning_line(UdpPeerWarning::DerivedRelayKey));
   if (!o_.rejoin.empty()) {
     // The survivor's confirmed history, fetched from its relay, replayed (every hash checked)
     // into the runner and, with a recording, into ours.
     const RelayConfig rc = o_.loopback_only ? relay_config_for(sc_, RelayConfig{}.bind, true)
                                             : relay_config_for(sc_, "0.0.0.0:0", false);
     RejoinFailure why;
+    replay::ReplayHeader history;
     if (!rejoin_from_relay(o_.rejoin, rc, static_cast<std::uint32_t>(o_.session.sync_timeout_us / 1000), sim_, o_.config,
-                           runner_, o_.record, recorder_, why)) {
+                           runner_, o_.record, recorder_, why, &history)) {
       const std::string message = "rejoin through the relay at " + o_.rejoin + ": " + why.message;
       if (why.kind == RejoinFailure::Kind::OtherMatch)
         return UdpPeerFailure{message + "; configure the world (sim, players, units, seed) as before the restart",
                               std::nullopt, UdpPeerProblem::RejoinOtherMatch, why.message};
+      if (why.kind == RejoinFailure::Kind::NoAnswer)
+        return UdpPeerFailure{message, std::nullopt, UdpPeerProblem::RejoinNoAnswer, why.message};
       std::optional<replay::ReplayStatus> file;
       if (why.kind == RejoinFailure::Kind::Recording) file = why.file;
       return UdpPeerFailure{message, std::move(file), UdpPeerProblem::Rejoin, why.message};
     }
     observer.on_log("replayed the survivor's confirmed history to tick " + std::to_string(runner_.world().tick()) +
                     "; asking to rejoin");
+    // The recording continues the survivor's (its header, its checkpoints so far): with the
+    // survivor's checkpoint interval it comes out byte for byte as the survivor's file.
+    if (!o_.record.empty()) {
+      const std::uint32_t survivor = history.checkpoint_interval;
+      if (survivor != o_.checkpoint_every)
+        observer.on_log("this recording keeps " +
+                        (survivor == 0 ? std::string("no checkpoints") : "a checkpoint every " + n(survivor) + " ticks") +
+                        " as the survivor's does (asked: " +
+                        (o_.checkpoint_every == 0 ? std::string("none") : "every " + n(o_.checkpoint_every)) +
+                        "), so that both recordings come out the same");
+      o_.checkpoint_every = survivor;
+    }
     sc_.rejoin = true;
   }
   session_ = std::make_unique<RollbackSession>(runner_, sc_, lossy() ? static_cast<Transport*>(&wrapped_) : &udp_);

@@ -6,13 +6,14 @@
 
 namespace lockstep::rollback {
 
-std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out) {
+std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out, MatchKeySource* key_source) {
   out.loopback_only = !o.allow_remote;
   out.session_id = o.session_id;
   out.max_subscribers = o.relay_slots;
   MatchKeySource source;
   if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, out.security, out.key, source); !why.empty())
     return why;
+  if (key_source != nullptr) *key_source = source;
   if (o.allow_remote) out.bind = "0.0.0.0:0";
   return "";
 }
@@ -36,7 +37,9 @@ void open_source(const WatchSourceOptions& o, WatchSource& w) {
     return;
   }
   RelayConfig c;
-  if (std::string why = watch_relay_config(o, c); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
+  MatchKeySource key = MatchKeySource::None;
+  if (std::string why = watch_relay_config(o, c, &key); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
+  w.warning = match_key_warning(o.no_auth, key);
   auto relayed = std::make_unique<RelaySource>();
   std::string error;
   if (!relayed->open(o.host, c, error)) {
@@ -49,7 +52,9 @@ void open_source(const WatchSourceOptions& o, WatchSource& w) {
 
 void open_onward(const WatchSourceOptions& o, WatchSource& w) {
   RelayConfig c;
-  if (std::string why = watch_relay_config(o, c); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
+  MatchKeySource key = MatchKeySource::None;
+  if (std::string why = watch_relay_config(o, c, &key); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
+  w.warning = match_key_warning(o.no_auth, key);
   c.bind = o.relay;
   auto relay = std::make_unique<RelayServer>();
   std::string error;

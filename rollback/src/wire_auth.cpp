@@ -29,14 +29,14 @@ bool sodium_ready() noexcept {
 constexpr unsigned char kPersonalMsg[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'm', 's', 'g', '-', 'v', '3', 0};
 constexpr unsigned char kPersonalTestKey[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'i', 'n', 's', 'e', 'c', 'k', 0};
 #endif
+}  // namespace
 
-int hex_digit(char c) noexcept {
+int wire::hex_digit(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-}  // namespace
 
 const char* wire_security_name(WireSecurity s) noexcept {
   switch (s) {
@@ -77,19 +77,21 @@ MatchKey random_match_key() noexcept {
   return k;
 }
 
-bool read_match_key_file(const std::string& path, MatchKey& out, std::string& error) {
+namespace wire {
+bool read_key_bytes(const char* what, const std::string& path, std::array<std::uint8_t, 32>& out, std::string& error) {
+  const std::string name = std::string(what) + " " + path;
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
-    error = "key file " + path + ": cannot open: " + std::strerror(errno);
+    error = name + ": cannot open: " + std::strerror(errno);
     return false;
   }
   if (!S_ISREG(st.st_mode)) {
-    error = "key file " + path + ": not a regular file";
+    error = name + ": not a regular file";
     return false;
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    error = "key file " + path + ": cannot open: " + std::strerror(errno);
+    error = name + ": cannot open: " + std::strerror(errno);
     return false;
   }
   // Enough for 64 hex digits and trailing whitespace; one byte more tells "too long".
@@ -97,30 +99,37 @@ bool read_match_key_file(const std::string& path, MatchKey& out, std::string& er
   const std::size_t n = std::fread(buf, 1, sizeof buf, f);
   std::fclose(f);
   if (n == 32) {
-    std::memcpy(out.bytes.data(), buf, 32);
+    std::memcpy(out.data(), buf, 32);
   } else {
     std::size_t end = n;
     while (end > 0 && (buf[end - 1] == '\n' || buf[end - 1] == '\r' || buf[end - 1] == ' ' || buf[end - 1] == '\t')) --end;
     if (end != 64 || n == sizeof buf) {
-      error = "key file " + path + ": expected 32 raw bytes or 64 hexadecimal digits, found " +
+      error = name + ": expected 32 raw bytes or 64 hexadecimal digits, found " +
               (n == sizeof buf ? std::string("more than 160 bytes") : std::to_string(n) + " bytes");
       return false;
     }
     for (std::size_t i = 0; i < 32; ++i) {
       const int hi = hex_digit(static_cast<char>(buf[2 * i])), lo = hex_digit(static_cast<char>(buf[2 * i + 1]));
       if (hi < 0 || lo < 0) {
-        error = "key file " + path + ": byte " + std::to_string(hi < 0 ? 2 * i : 2 * i + 1) +
+        error = name + ": byte " + std::to_string(hi < 0 ? 2 * i : 2 * i + 1) +
                 ": not a hexadecimal digit (expected 64 hexadecimal digits or 32 raw bytes)";
         return false;
       }
-      out.bytes[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+      out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
     }
   }
-  if (out.empty()) {
-    error = "key file " + path + ": the key is all zero bytes (not a key)";
+  std::uint8_t any = 0;
+  for (std::uint8_t b : out) any |= b;
+  if (any == 0) {
+    error = name + ": the key is all zero bytes (not a key)";
     return false;
   }
   return true;
+}
+}  // namespace wire
+
+bool read_match_key_file(const std::string& path, MatchKey& out, std::string& error) {
+  return wire::read_key_bytes("key file", path, out.bytes, error);
 }
 
 MatchKey insecure_test_key(std::uint32_t session_id) noexcept {

@@ -3,9 +3,11 @@
 // libsodium, plus the replay window. Private to the rollback module.
 #include <lockstep/rollback/match_key.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace lockstep::rollback::wire {
 
@@ -18,6 +20,13 @@ void compute_tag(const MatchKey& key, std::uint32_t receiver, std::span<const st
 // Constant-time comparison of the recomputed tag with the received one.
 bool verify_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std::byte> bytes,
                 const std::byte tag[kTagBytes]) noexcept;
+
+// 0..15 for a hexadecimal digit (either case), else -1.
+int hex_digit(char c) noexcept;
+
+// A 32-byte key file: 32 raw bytes, or 64 hexadecimal digits optionally followed by whitespace;
+// not all zero. Errors begin with `what` and the path ("key file K: ...", "identity file F: ...").
+bool read_key_bytes(const char* what, const std::string& path, std::array<std::uint8_t, 32>& out, std::string& error);
 
 // 64 bits from the OS CSPRNG (handshake nonces: an off-path attacker must not predict them).
 std::uint64_t random_u64() noexcept;

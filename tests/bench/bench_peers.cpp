@@ -63,20 +63,30 @@ constexpr std::uint32_t kChurnSize = 1000000;
 
 // One fixture alive at a time, kept across the repetitions of a benchmark (and shared by the
 // benchmarks that name the same key): building a 1M-entity world is slower than measuring it.
-std::shared_ptr<void>& held_fixture() {
-  static std::shared_ptr<void> held;
+// The key and the type live beside the one fixture (not in a static per call site), so a
+// benchmark that runs between two repetitions of another (--benchmark_enable_random_interleaving)
+// gets its own object rebuilt instead of the other's, cast to the wrong type.
+template <class T>
+constexpr char kTypeTag = 0;  // &kTypeTag<T>: one address per fixture type
+struct HeldFixture {
+  std::string key;
+  const void* type = nullptr;
+  std::shared_ptr<void> object;
+};
+HeldFixture& held_fixture() {
+  static HeldFixture held;
   return held;
 }
 template <class T, class Make>
 T& fixture(const std::string& key, Make make) {
-  static std::string current;
-  std::shared_ptr<void>& held = held_fixture();
-  if (!held || current != key) {
-    held.reset();  // free the previous fixture before building the next one
-    held = std::shared_ptr<T>(make());
-    current = key;
+  HeldFixture& held = held_fixture();
+  if (!held.object || held.key != key || held.type != &kTypeTag<T>) {
+    held.object.reset();  // free the previous fixture before building the next one
+    held.object = std::shared_ptr<T>(make());
+    held.key = key;
+    held.type = &kTypeTag<T>;
   }
-  return *static_cast<T*>(held.get());
+  return *static_cast<T*>(held.object.get());
 }
 
 std::uint32_t size_of(const benchmark::State& state) { return static_cast<std::uint32_t>(state.range(0)); }
@@ -883,7 +893,7 @@ int main(int argc, char** argv) {
   register_all();
   lockstep_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  held_fixture().reset();
+  held_fixture().object.reset();
   summary(reporter);
   benchmark::Shutdown();
   return 0;

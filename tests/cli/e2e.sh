@@ -20,8 +20,19 @@ expect() {
   fi
 }
 contains() { grep -q -- "$2" "$1" || { echo "--- $1:" >&2; head -20 "$1" >&2; fail "'$2' not found in $1"; }; }
+has_line() { grep -qxF -- "$2" "$1" || { echo "--- $1:" >&2; head -20 "$1" >&2; fail "no line '$2' in $1"; }; }
 
 case $kind in
+  version)
+    # ARGS: compiler, target, build type (tests/cli/cli_tests.cmake). Exact, and exit 0 with no
+    # subcommand (every other call needs one).
+    want="lockstep 0.3.0"$'\n'"compiler: $5"$'\n'"target: $6"
+    [ -n "${7:-}" ] && want+=$'\n'"build type: $7"
+    expect 0 "$L" --version
+    [ "$(cat out)" = "$want" ] || { printf -- '--- got:\n%s\n--- want:\n%s\n' "$(cat out)" "$want" >&2; fail "--version output"; }
+    [ ! -s err ] || fail "--version wrote to stderr: $(cat err)"
+    expect 0 "$L" --help
+    contains out "--version" ;;
   help)
     expect 0 "$L" --help
     contains out "Exit codes"
@@ -82,6 +93,33 @@ case $kind in
     expect 0 "$L" verify n.replay
     contains err "nothing was compared"
     expect 0 "$L" verify n.replay --trace a.trace ;;
+  skirmish8)
+    # The 8-player fixture (docs/fixtures.md): record -> verify -> trace round trip at 8 players,
+    # the sync test and a lossy 8-peer netsim in sync, a bench without allocations, and the
+    # refusals past its limits in the sim's words.
+    expect 0 "$L" record --sim skirmish8 --bot 3 --players 8 --units 2000 --ticks 200 --checkpoint-every 100 -o s8.replay
+    expect 0 "$L" verify s8.replay
+    contains out "^OK s8.replay: 200 ticks"
+    contains out "2 checkpoints"
+    expect 0 "$L" trace s8.replay -o s8.trace
+    has_line s8.trace "# lockstep trace v1 sim=skirmish8 version=1 players=8 units=2000 seed=3"
+    expect 0 "$L" verify s8.replay --trace s8.trace
+    expect 0 "$L" synctest --sim skirmish8 --players 8 --units 400 --ticks 40 --check-distance 4 --json
+    contains out '"ok":true'
+    expect 0 "$L" netsim --sim skirmish8 --players 8 --peers 8 --units 400 --ticks 100 --loss 0.05 --json
+    contains out '"ok":true'
+    expect 0 "$L" bench --sim skirmish8 --players 8 --units 800 --ticks 20 --snapshot-iters 2 --json
+    contains out '"heap_allocations_during_ticks":0'
+    contains out '"tick_p99_us":'
+    contains out '"ticks_per_second":'
+    expect 2 "$L" record --sim skirmish8 --bot 1 --players 9 --units 100 --ticks 10 -o x.replay
+    has_line err "lockstep: error: cannot build sim 'skirmish8': skirmish8: players must be 2..8"
+    expect 2 "$L" record --sim skirmish8 --bot 1 --players 8 --units 100001 --ticks 10 -o x.replay
+    has_line err "lockstep: error: cannot build sim 'skirmish8': skirmish8: units (total at start) must be 0 (default 1000) or players..100000"
+    [[ ! -e x.replay && ! -e x.replay.partial ]] || fail "a refused record left a file"
+    # skirmish keeps its own limit of 4 players.
+    expect 2 "$L" record --sim skirmish --bot 1 --players 5 --units 100 --ticks 10 -o x.replay
+    has_line err "lockstep: error: cannot build sim 'skirmish': skirmish: players must be 2..4" ;;
   bench)
     expect 0 "$L" bench --sim skirmish --units 200 --ticks 30 --snapshot-iters 3 --json
     contains out '"heap_allocations_during_ticks":0'
@@ -157,8 +195,11 @@ case $kind in
     expect 0 "$L" info "$replay"
     contains out "matches this build"
     contains out "complete      yes"
+    [ "$(tail -1 out)" = "read by       lockstep 0.3.0 (a replay file does not record the lockstep version that wrote it)" ] \
+      || fail "info's last line: $(tail -1 out)"
     expect 0 "$L" info --json "$replay"
-    contains out '"complete":true' ;;
+    contains out '"complete":true'
+    contains out ',"reader_version":"0.3.0"}$' ;;
   truncated)
     size=$(stat -c %s "$replay")
     head -c 20 "$replay" > head.replay

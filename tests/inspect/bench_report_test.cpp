@@ -83,6 +83,9 @@ TEST(BenchReport, JsonIsOneObjectWithTheThreadsFieldsOnlyWithThreads) {
             0u)
       << json;
   EXPECT_NE(json.find(",\"final_hash\":\"0123456789abcdef\",\"threads\":0,\"slices\":[]}\n"), std::string::npos) << json;
+  // The two figures the scale targets are read from (issue 37: ticks/s and p99 tick time at 100k units).
+  EXPECT_NE(json.find(",\"tick_p50_us\":12.5,\"tick_p99_us\":20.3,\"tick_max_us\":30,"), std::string::npos) << json;
+  EXPECT_NE(json.find(",\"ticks_per_second\":66666.4,\"wall_seconds\":0.25,"), std::string::npos) << json;
   x.o.threads = 2;
   EXPECT_NE(inspect::bench_report_json(x.o, x.f, x.b, x.cmp)
                 .find(",\"threads\":2,\"serial_tick_p50_us\":12.5,\"parallel_tick_p50_us\":6.4,\"speedup\":2,"

@@ -44,7 +44,7 @@ TEST(DescribeFileReport, ListsTheSimsAndRefusesAFileWithSims) {
   EXPECT_NE(text.out.find("\nduel v"), std::string::npos);
   inspect::FileReportRequest q = request("", true);
   q.sims = true;
-  EXPECT_EQ(inspect::describe_file_report(q).out, "{\"ok\":true,\"sims\":[\"skirmish\",\"duel\"]}\n");
+  EXPECT_EQ(inspect::describe_file_report(q).out, "{\"ok\":true,\"sims\":[\"skirmish\",\"skirmish8\",\"duel\"]}\n");
   q.path = "x.replay";
   const inspect::FileReport refused = inspect::describe_file_report(q);
   EXPECT_EQ(refused.error,
@@ -74,20 +74,29 @@ TEST(DescribeFileReport, DescribesEachKindOfFileWithTheJsonWrapper) {
   replay::Replay read_back;
   ASSERT_TRUE(replay::read_replay_file(replay_path, read_back).ok());
   const std::string status = inspect::replay_sim_status(read_back, replay_path);
-  EXPECT_EQ(inspect::describe_file_report(request(replay_path)).out, inspect::describe_replay(read_back, replay_path, status));
+  // The reading build closes the answer: a replay does not name the build that wrote it.
+  EXPECT_EQ(inspect::describe_file_report(request(replay_path)).out,
+            inspect::describe_replay(read_back, replay_path, status) +
+                "read by       lockstep 0.3.0 (a replay file does not record the lockstep version that wrote it)\n");
   inspect::JsonWriter j;
   j.begin().field("ok", true);
   inspect::append_replay_fields(j, read_back, replay_path, status);
+  j.field("reader_version", "0.3.0");
   j.end();
   EXPECT_EQ(inspect::describe_file_report(request(replay_path, true)).out, j.str() + "\n");
 
   inspect::Bundle read_bundle;
   const FileStatus read_st = inspect::read_bundle_file(bundle_path, read_bundle);
   ASSERT_TRUE(read_st.ok()) << read_st.message;
+  // A bundle names the build that wrote it (its "lockstep: 0.3.0" fact) and the reader.
+  EXPECT_NE(inspect::describe_bundle(read_bundle).find("\nlockstep: 0.3.0\n"), std::string::npos);
   EXPECT_EQ(inspect::describe_file_report(request(bundle_path)).out,
             "bundle        " + bundle_path + "\n" + inspect::describe_bundle(read_bundle) +
-                "report        why it was written\n");
-  EXPECT_EQ(inspect::describe_file_report(request(bundle_path, true)).out.rfind("{\"ok\":true,\"bundle\":\"", 0), 0u);
+                "report        why it was written\nread by       lockstep 0.3.0\n");
+  const std::string bundle_json = inspect::describe_file_report(request(bundle_path, true)).out;
+  EXPECT_EQ(bundle_json.rfind("{\"ok\":true,\"bundle\":\"", 0), 0u);
+  EXPECT_NE(bundle_json.find("\"lockstep\":\"0.3.0\""), std::string::npos) << bundle_json;
+  EXPECT_EQ(bundle_json.substr(bundle_json.size() - 27), ",\"reader_version\":\"0.3.0\"}\n");
 
   inspect::SnapshotSummary sum;
   ASSERT_TRUE(inspect::describe_snapshot_file(snap_path, sum).ok());

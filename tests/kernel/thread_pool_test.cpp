@@ -1,12 +1,15 @@
 // ThreadPool (thread_pool.h): every task of a batch runs exactly once, on any thread count,
 // whether the workers sleep between batches or are held awake (AwakeScope) — the polling
 // window changes timing only.
+#include <lockstep/detail/pool_hooks.h>
 #include <lockstep/exec/thread_pool.h>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -91,5 +94,83 @@ TEST(ParallelThreadPool, SharesOfAnySizeAndUnevenTasksRunEveryTaskOnce) {
     };
     for (std::uint32_t b = 0; b < 5; ++b) pool.for_each(64, uneven);
     for (std::uint32_t i = 0; i < 64; ++i) EXPECT_EQ(runs[i].load(), 5u) << "task " << i;
+  }
+}
+
+namespace {
+
+// Workers stalled on their first sight of a batch, before they take part in it: what a
+// worker descheduled by a busy machine looks like to the caller, made deterministic with the
+// pool's test seam (detail/pool_hooks.h). The 10 s bound only breaks the deadlock of a pool
+// whose caller waits for such a worker, so that the test fails instead of hanging.
+struct Stall {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<bool> stalled;  // per worker: its first sight of a batch has happened
+  std::uint32_t arrived = 0;
+  bool release = false;
+  bool gave_up = false;  // a worker waited 10 s: the caller did not finish without it
+};
+Stall* g_stall = nullptr;
+
+void stall_first_sight(std::uint32_t worker) noexcept {
+  Stall& s = *g_stall;
+  std::unique_lock lock(s.mutex);
+  if (s.stalled[worker]) return;
+  s.stalled[worker] = true;
+  ++s.arrived;
+  s.cv.notify_all();
+  if (!s.cv.wait_for(lock, std::chrono::seconds(10), [&] { return s.release; })) s.gave_up = true;
+}
+
+}  // namespace
+
+// A worker that has seen a batch but not started on it holds nothing: the caller runs every
+// task itself and returns without waiting for it (before, run() waited until every worker had
+// been scheduled, looked at the batch and left it — a descheduled worker held the tick for a
+// scheduler time slice). Exact answers: every task once per batch, all on the caller while the
+// workers are stalled, and the pool still right once they are released.
+TEST(ParallelThreadPool, TheCallerNeverWaitsForAWorkerThatHasNotStarted) {
+  for (const std::uint32_t threads : {2u, 4u}) {
+    SCOPED_TRACE(threads);
+    Stall stall;
+    stall.stalled.assign(threads, false);
+    g_stall = &stall;
+    detail::set_pool_worker_hook(&stall_first_sight);
+    {
+      ThreadPool pool(threads);
+      const std::thread::id caller = std::this_thread::get_id();
+      constexpr std::uint32_t kTasks = 64;
+      std::vector<std::uint64_t> sums(kTasks, 0);
+      std::vector<std::thread::id> ran_by(kTasks);
+      std::uint32_t not_on_caller = 0;
+      for (std::uint32_t b = 1; b <= 100; ++b) {
+        auto task = [&](std::uint32_t i) noexcept {
+          // The first batch stays open until every worker has seen it and stalled: task 0 is
+          // the head of the caller's own share, so the caller runs it before any other.
+          if (b == 1 && i == 0) {
+            std::unique_lock lock(stall.mutex);
+            stall.cv.wait(lock, [&] { return stall.arrived == threads - 1; });
+          }
+          sums[i] += b;
+          ran_by[i] = std::this_thread::get_id();
+        };
+        pool.for_each(kTasks, task);
+        for (std::uint32_t i = 0; i < kTasks; ++i) not_on_caller += ran_by[i] != caller ? 1u : 0u;
+      }
+      {
+        const std::lock_guard lock(stall.mutex);
+        EXPECT_FALSE(stall.gave_up) << "run() waited for a worker that had not started on the batch";
+        stall.release = true;
+      }
+      stall.cv.notify_all();
+      EXPECT_EQ(not_on_caller, 0u);
+      expect_each_task_once(sums, 100);
+      // Released, the workers take part again; a batch they saw but never joined is not run twice.
+      run_batches(pool, 200, 37, sums);
+      expect_each_task_once(sums, 200);
+    }
+    detail::set_pool_worker_hook(nullptr);
+    g_stall = nullptr;
   }
 }

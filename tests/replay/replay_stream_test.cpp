@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace replay_test {
 namespace {
 
@@ -158,6 +160,109 @@ TEST(ReplayFollow, AStateThatDiffersFromTheRecordingNamesTheTick) {
   const ReplayStatus e = nosim.poll(again);
   EXPECT_NE(e.message.find("which this tool does not have"), std::string::npos) << e.message;
   std::remove(path.c_str());
+}
+
+// A recording that grows as a recorder (or a file copy) appends it: `visible` bytes can be read.
+class PieceSource final : public ByteSource {
+ public:
+  explicit PieceSource(std::vector<std::byte> all) : all_(std::move(all)) {}
+  ReplayStatus read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) override {
+    got = offset >= visible ? 0 : std::min<std::size_t>(out.size(), visible - offset);
+    if (got != 0) std::memcpy(out.data(), all_.data() + offset, got);
+    return ReplayStatus::Ok();
+  }
+  std::string describe() const override { return "pieces"; }
+  std::size_t size() const { return all_.size(); }
+  std::size_t visible = 0;
+
+ private:
+  std::vector<std::byte> all_;
+};
+
+// Grows `source` by `piece` bytes at a time, polling after each piece. A HASH block lands
+// after the INPT block of the same ticks, so between pieces the inputs of a tick are often
+// there without its hash: the follower must not step past a tick it has not checked (issue
+// 39: it did, checked nothing, and finished "ok" on a recording that verify rejects).
+ReplayStatus grow_and_follow(ReplayFollower& f, PieceSource& source, std::size_t piece, std::uint64_t& waits) {
+  waits = 0;
+  while (true) {
+    source.visible = std::min(source.size(), source.visible + piece);
+    const ReplayStatus st = f.poll(source);
+    if (!st.ok()) return st;
+    if (f.started()) {
+      // Every tick from the start to the one it is at was compared; or the one it is at has no
+      // recorded hash yet (it waits for it) and every recorded one from the start was compared.
+      const Replay& r = f.recording();
+      const std::uint64_t t = f.tick(), from = f.start_tick();
+      if (t < r.hashes.size()) {
+        EXPECT_EQ(f.checked_ticks(), t - from + 1) << "at tick " << t << ", checked from " << from;
+      } else {
+        EXPECT_EQ(f.checked_ticks(), r.hashes.size() - from) << "at tick " << t << ", checked from " << from;
+        if (!r.complete) ++waits;
+      }
+    }
+    if (source.visible == source.size()) break;
+  }
+  for (int i = 0; i < 100 && !f.finished(); ++i)
+    if (ReplayStatus st = f.poll(source); !st.ok()) return st;
+  return ReplayStatus::Ok();
+}
+
+TEST(ReplayFollow, GrownIn512BytePiecesEveryRecordedHashIsCheckedAndTheEndIsTheRecordedState) {
+  const Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+  std::vector<std::byte> bytes;
+  ASSERT_TRUE(encode_replay(mem, bytes).ok());
+  PieceSource source(bytes);
+  ReplayFollower f(counter_lookup, FollowOptions{}, "pieces");  // delay 0, the newest checkpoint: none yet
+  std::uint64_t waits = 0;
+  const ReplayStatus st = grow_and_follow(f, source, 512, waits);
+  ASSERT_TRUE(st.ok()) << st.message;
+  EXPECT_GT(waits, 0u);  // the pieces did split INPT from HASH
+  ASSERT_TRUE(f.finished());
+  EXPECT_EQ(f.start_tick(), 0u);
+  EXPECT_EQ(f.tick(), 100u);
+  EXPECT_EQ(f.checked_ticks(), mem.hashes.size());  // 101: ticks 0..100, every one recorded
+  EXPECT_EQ(f.runner()->hash().total, mem.hashes.back().total);
+}
+
+TEST(ReplayFollow, GrownIn512BytePiecesADesyncIsFoundAtItsTick) {
+  for (const std::uint64_t bad : {std::uint64_t{0}, std::uint64_t{17}, std::uint64_t{70}, std::uint64_t{100}}) {
+    Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+    mem.hashes[bad].total ^= 1;  // as if the recorder's build computed this tick differently
+    std::vector<std::byte> bytes;
+    ASSERT_TRUE(encode_replay(mem, bytes).ok());
+    for (const std::size_t piece : {std::size_t{512}, std::size_t{97}}) {
+      PieceSource source(bytes);
+      ReplayFollower f(counter_lookup, FollowOptions{}, "pieces");
+      std::uint64_t waits = 0;
+      const ReplayStatus st = grow_and_follow(f, source, piece, waits);
+      ASSERT_FALSE(st.ok()) << "tick " << bad << ", pieces of " << piece;
+      EXPECT_EQ(st.code, ErrorCode::Mismatch);
+      EXPECT_TRUE(st.has_tick);
+      EXPECT_EQ(st.tick, bad);
+      EXPECT_EQ(st.message.rfind("pieces: byte 0 (tick " + std::to_string(bad) + "): state differs from the recording", 0), 0u)
+          << st.message;
+      EXPECT_FALSE(f.finished());
+    }
+  }
+}
+
+// A complete recording whose hashes stop before its inputs do (the format allows fewer): the
+// ticks without a recorded hash are stepped unchecked, as verify does, and the follower ends.
+TEST(ReplayFollow, TicksBeyondTheRecordedHashesAreSteppedAtTheEnd) {
+  Replay mem = record_memory(counter_test::counter_sim(), counter_config(), kStream);
+  mem.hashes.resize(51);
+  mem.component_hashes.resize(51 * mem.header.components.size());
+  std::vector<std::byte> bytes;
+  ASSERT_TRUE(encode_replay(mem, bytes).ok());
+  PieceSource source(bytes);
+  ReplayFollower f(counter_lookup, FollowOptions{}, "pieces");
+  std::uint64_t waits = 0;
+  const ReplayStatus st = grow_and_follow(f, source, 512, waits);
+  ASSERT_TRUE(st.ok()) << st.message;
+  ASSERT_TRUE(f.finished());
+  EXPECT_EQ(f.tick(), 100u);
+  EXPECT_EQ(f.checked_ticks(), 51u);
 }
 
 }  // namespace

@@ -19,17 +19,32 @@ foreach(case usage duel2 skirmish4 kill restart rejoin desync_bundle follow rela
   set_tests_properties(rollback_udp.${case} PROPERTIES LABELS rollback_udp TIMEOUT 120)
 endforeach()
 set_tests_properties(rollback_udp.rejoin PROPERTIES TIMEOUT 300)  # 10 kill-and-rejoin matches
+# Watching (issue 39): a follower of a file that grows in 512-byte pieces checks every recorded
+# hash (follow_growing); a relay that never answers, forged relay data, the derived key's
+# warning (watch_messages, with relay_serve: a relay serving any file's bytes, keyed as a peer's).
+add_executable(relay_serve ${CMAKE_CURRENT_LIST_DIR}/relay_serve_tool.cpp)
+target_link_libraries(relay_serve PRIVATE lockstep::rollback)
+add_test(NAME rollback_udp.follow_growing
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh follow_growing $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
+add_test(NAME rollback_udp.watch_messages
+         COMMAND ${CMAKE_COMMAND} -E env RELAY_SERVE=$<TARGET_FILE:relay_serve>
+                 bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh watch_messages $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
+set_tests_properties(rollback_udp.follow_growing rollback_udp.watch_messages PROPERTIES LABELS rollback_udp TIMEOUT 120)
 
 # The hostile-network suite (tests/rollback/hostile_match.sh), label "rollback_hostile": the
 # peers talk through hostile_proxy, an attacker in the path. Real time; 10 runs per handshake
 # and forgery case (3 in Debug and sanitizer builds).
 add_executable(hostile_proxy ${CMAKE_CURRENT_LIST_DIR}/hostile_proxy_tool.cpp)
 target_link_libraries(hostile_proxy PRIVATE lockstep::rollback)
+if(TARGET PkgConfig::SODIUM)  # forge-as-peer signs its forgeries as a player would
+  target_link_libraries(hostile_proxy PRIVATE PkgConfig::SODIUM)
+  target_compile_definitions(hostile_proxy PRIVATE LOCKSTEP_TEST_HAVE_SODIUM=1)
+endif()
 set(_hostile_runs 10)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
   set(_hostile_runs 3)
 endif()
-foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood key_file)
+foreach(case offpath_sync replay_handshake forge forged_hash_noauth resend flood key_file forge_as_peer identity_files)
   add_test(NAME rollback_hostile.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_match.sh ${case} $<TARGET_FILE:lockstep>
                    $<TARGET_FILE:hostile_proxy> ${_rb_work} ${_hostile_runs})

@@ -27,10 +27,21 @@
 //   resend            on-path: exact copies of peer 1's earlier valid frames, every 10 ms
 //   flood             20,000 datagrams (junk and copies) in bursts over 1 s, from peer 1's
 //                     address, plus junk from an unknown address
+//   forge-as-peer     a cheating PLAYER: with --identity FILE --peer-keys FILE --as Q it holds peer
+//                     Q's valid identity (the same files peer Q plays with) and forges, to every
+//                     peer other than 1 and Q, messages claiming peer 1 as sender, MAC'd with the
+//                     link key Q -> receiver (the best key it has): INPUTs with a flipped input
+//                     byte, disconnect masks naming the receiver, HASH reports with one component
+//                     hash changed, rejoin requests of a "restarted" peer 1; every 20 ms
 // --capture FILE writes peer 1's first 7 SYNC_REQUESTs (for a later replay-handshake run).
 // It prints "injected N" on exit: on SIGTERM, after --seconds (default 60), or 3 s after the
 // last datagram from the peers once all of them were heard from.
 #include <lockstep/rollback/packet.h>
+#include <lockstep/rollback/peer_identity.h>
+
+#if LOCKSTEP_TEST_HAVE_SODIUM
+#include <sodium.h>
+#endif
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -59,7 +70,8 @@ using Clock = std::chrono::steady_clock;
 struct Args {
   std::uint32_t peers = 2;
   std::uint32_t session = 0;
-  std::string ports_file, attack = "none", capture, replay;
+  std::string ports_file, attack = "none", capture, replay, identity, peer_keys;
+  std::uint32_t as = 0;
   double seconds = 60;
 };
 
@@ -102,6 +114,25 @@ Bytes stranger_sync(std::uint8_t type, std::uint32_t session, std::uint32_t inca
   return m;
 }
 
+// The session MAC as documented (docs/rollback.md, "Wire format"): a fresh sequence number,
+// then BLAKE2b-128(key, personalization "lockstep-msg-v3", [receiver u8] || all before the MAC).
+bool sign(Bytes& m, const MatchKey& key, std::uint32_t receiver, std::uint64_t seq) {
+  put_u64(m, m.size() - 24, seq);
+#if LOCKSTEP_TEST_HAVE_SODIUM
+  static const unsigned char personal[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'm', 's', 'g', '-', 'v', '3', 0};
+  crypto_generichash_blake2b_state st;
+  crypto_generichash_blake2b_init_salt_personal(&st, key.bytes.data(), key.bytes.size(), 16, nullptr, personal);
+  const unsigned char r = static_cast<unsigned char>(receiver);
+  crypto_generichash_blake2b_update(&st, &r, 1);
+  crypto_generichash_blake2b_update(&st, reinterpret_cast<const unsigned char*>(m.data()), m.size() - 16);
+  crypto_generichash_blake2b_final(&st, reinterpret_cast<unsigned char*>(m.data() + m.size() - 16), 16);
+  return true;
+#else
+  (void)key, (void)receiver;
+  return false;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,6 +146,9 @@ int main(int argc, char** argv) {
     else if (k == "--capture") a.capture = v;
     else if (k == "--replay") a.replay = v;
     else if (k == "--seconds") a.seconds = std::stod(v);
+    else if (k == "--identity") a.identity = v;
+    else if (k == "--peer-keys") a.peer_keys = v;
+    else if (k == "--as") a.as = static_cast<std::uint32_t>(std::stoul(v));
     else {
       std::fprintf(stderr, "hostile_proxy: unknown option %s\n", k.c_str());
       return 2;
@@ -161,16 +195,39 @@ int main(int argc, char** argv) {
     }
     std::fclose(f);
   }
+  // The cheater's link keys (forge-as-peer): key(as -> j) for every receiver j.
+  std::vector<MatchKey> cheat_key(a.peers);
+  Bytes probe(64, std::byte{0});  // sign() reports whether this build can make MACs
+  if (a.attack == "forge-as-peer") {
+    MatchIdentity cheater;
+    std::string why;
+    if (!load_match_identity(a.identity, a.peer_keys, a.peers, a.as, cheater, why)) {
+      std::fprintf(stderr, "hostile_proxy: %s\n", why.c_str());
+      return 2;
+    }
+    for (std::uint32_t j = 0; j < a.peers; ++j) {
+      LinkKeys keys;
+      if (j != a.as && derive_link_keys(cheater, a.session, a.as, j, keys)) cheat_key[j] = keys.send;
+    }
+    if (a.as == 1 || a.as >= a.peers || !sign(probe, MatchKey{}, 0, 0)) {
+      std::fprintf(stderr, "hostile_proxy: forge-as-peer needs --as Q (not 1, < --peers) and libsodium\n");
+      return 2;
+    }
+  }
   std::vector<Bytes> captured, history;  // peer 1 → peer 0 session messages
+  // forge-as-peer: the newest INPUT and HASH peer 1 sent each peer j.
+  std::vector<Bytes> last_input(a.peers), last_hash(a.peers);
   std::uint64_t injected = 0;
   std::array<std::byte, kMaxPacketBytes> framed{};
-  // Sends session message `m` to peer 0 as if from peer 1 (framed, from X_1).
-  auto inject = [&](const Bytes& m) {
-    if (!known[0] || m.empty() || m.size() > kMaxMessageBytes) return;
+  // Sends session message `m` to peer j as if from peer 1 (framed, from X_1).
+  auto inject_to = [&](std::uint32_t j, const Bytes& m) {
+    if (!known[j] || m.empty() || m.size() > kMaxMessageBytes) return;
     const std::uint32_t n = encode_packet(1, a.session, m, framed);
-    if (n != 0 && ::sendto(fd[1], framed.data(), n, 0, reinterpret_cast<const sockaddr*>(&real[0]), sizeof real[0]) > 0)
+    if (n != 0 && ::sendto(fd[1], framed.data(), n, 0, reinterpret_cast<const sockaddr*>(&real[j]), sizeof real[j]) > 0)
       ++injected;
   };
+  auto inject = [&](const Bytes& m) { inject_to(0, m); };
+  std::uint64_t forged_seq = 1ull << 40;
   std::signal(SIGTERM, on_term);
   std::signal(SIGINT, on_term);
   const auto start = Clock::now();
@@ -223,6 +280,10 @@ int main(int argc, char** argv) {
           if (std::to_integer<std::uint8_t>(m[0]) == 3 && captured.size() < 7) captured.push_back(m);
           if (history.size() < 20000) history.push_back(std::move(m));
         }
+        if (i == 1 && std::to_integer<std::uint8_t>(d.message[0]) == 1 && d.message.size() > 40 + 16 + 24)
+          last_input[j].assign(d.message.begin(), d.message.end());
+        if (i == 1 && std::to_integer<std::uint8_t>(d.message[0]) == 2 && d.message.size() >= 40 + 48 + 8 + 24)
+          last_hash[j].assign(d.message.begin(), d.message.end());
         if (a.attack == "forge-hash" && i == 1 && j == 0 && known[0] &&
             std::to_integer<std::uint8_t>(d.message[0]) == 2 && d.message.size() >= 40 + 48 + 8 + 24) {
           // Altered in flight, so it arrives before (instead of) the real report of its tick.
@@ -262,6 +323,34 @@ int main(int argc, char** argv) {
       reject[0] = std::byte{5};
       put_u64(reject, 40, next_random());
       inject(reject);
+      last = now;
+    } else if (a.attack == "forge-as-peer" && since >= 0.02) {
+      for (std::uint32_t j = 0; j < a.peers; ++j) {
+        if (j == 1 || j == a.as) continue;
+        // Peer 1's newest INPUT and HASH to j, altered, signed with the cheater's key to j.
+        const Bytes* input = last_input[j].empty() ? nullptr : &last_input[j];
+        const Bytes* hash = last_hash[j].empty() ? nullptr : &last_hash[j];
+        if (input != nullptr) {
+          Bytes m = *input;
+          m[m.size() - 25] ^= std::byte{0x5A};  // an input (or frontier) byte
+          if (sign(m, cheat_key[j], j, ++forged_seq)) inject_to(j, m);
+          Bytes gone = *input;
+          gone[20] = static_cast<std::byte>(1u << j);  // "peer j is disconnected": expels j if believed
+          if (sign(gone, cheat_key[j], j, ++forged_seq)) inject_to(j, gone);
+          Bytes rejoin(40 + 16 + 24, std::byte{0});
+          std::memcpy(rejoin.data(), input->data(), 40);
+          rejoin[0] = std::byte{3};
+          put_u32(rejoin, 16, static_cast<std::uint32_t>(next_random()) | 1u);  // a "restarted" peer 1
+          put_u64(rejoin, 40, next_random());
+          put_u32(rejoin, 52, 1);  // flags: rejoin
+          if (sign(rejoin, cheat_key[j], j, ++forged_seq)) inject_to(j, rejoin);
+        }
+        if (hash != nullptr) {
+          Bytes m = *hash;
+          m[40 + 48] ^= std::byte{1};  // component 0 only
+          if (sign(m, cheat_key[j], j, ++forged_seq)) inject_to(j, m);
+        }
+      }
       last = now;
     } else if (a.attack == "resend" && since >= 0.01 && history.size() > 8) {
       for (int k = 0; k < 3; ++k) inject(history[next_random() % (history.size() - 4)]);

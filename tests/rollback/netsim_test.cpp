@@ -85,6 +85,23 @@ TEST(netsim, SkirmishFourPlayers) {
   EXPECT_TRUE(r.ok()) << describe(r);
 }
 
+TEST(netsim, Skirmish8EightPlayers) {
+  NetsimOptions o;
+  o.sim = &fixtures::skirmish8_sim();
+  o.config = skirmish_config(8, 400, 5);
+  o.peers = 8;
+  o.ticks = 200 / kScale;
+  o.network.latency_us = 30000;
+  o.network.jitter_us = 10000;
+  o.network.loss_ppm = 50000;
+  o.network_seed = 5;
+  Netsim sim(o);
+  ASSERT_TRUE(sim.status().ok()) << sim.status().message();
+  const NetsimReport& r = sim.run();
+  EXPECT_TRUE(r.ok()) << describe(r);
+  for (std::uint32_t i = 1; i < o.peers; ++i) EXPECT_EQ(sim.confirmed(i), sim.confirmed(0)) << "peer " << i;
+}
+
 TEST(netsim, BrokenSimDesyncsAndKeepsEvidence) {
   NetsimOptions o;
   o.sim = &broken_sim();

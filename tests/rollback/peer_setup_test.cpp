@@ -243,12 +243,32 @@ TEST(PeerSetup, ARejoinReplaysTheSurvivorsHistoryOrRefusesAnotherMatch) {
     EXPECT_EQ(why.kind, RejoinFailure::Kind::OtherMatch);
     EXPECT_EQ(why.message, "the survivor records another match (sim duel)");
   }
+  {
+    // Another key: the relay drops every request without a word. Said so, with the causes
+    // (issue 39: "the recording did not arrive within the timeout").
+    RelayConfig stranger = watcher;
+    stranger.key = insecure_test_key(42);
+    Runner other(fixtures::duel_sim(), duel_config(3));
+    EXPECT_FALSE(rejoin_from_relay(relay.local_address(), stranger, 300, fixtures::duel_sim(), duel_config(3), other, "",
+                                   recorder, why));
+    EXPECT_EQ(why.kind, RejoinFailure::Kind::NoAnswer);
+    const std::string head = "relay " + relay.local_address() + " never answered (";
+    const std::string tail =
+        " requests in 0.3 s): its match key or session id differs from ours, or no relay listens at that address";
+    EXPECT_EQ(why.message.rfind(head, 0), 0u) << why.message;
+    ASSERT_GT(why.message.size(), tail.size());
+    EXPECT_EQ(why.message.substr(why.message.size() - tail.size()), tail) << why.message;
+  }
   Runner runner(fixtures::duel_sim(), duel_config(3));
   why = {};
+  ReplayHeader survivor;
   EXPECT_TRUE(rejoin_from_relay(relay.local_address(), watcher, 5000, fixtures::duel_sim(), duel_config(3), runner, "",
-                                recorder, why))
+                                recorder, why, &survivor))
       << why.message;
   EXPECT_EQ(why.kind, RejoinFailure::Kind::None);
+  // The survivor's header, whose checkpoint interval a rejoiner's recording keeps.
+  EXPECT_EQ(survivor.sim_name, "duel");
+  EXPECT_EQ(survivor.checkpoint_interval, 64u);
   EXPECT_EQ(runner.world().tick(), 200u);
   EXPECT_EQ(runner.hash().total, final_hash);
   stop = true;
@@ -300,10 +320,10 @@ TEST(PeerSetup, WatchingARecordingToItsEndOrUntilItStopsGrowing) {
     // What `spectate --follow` prints (rollback::watch_report).
     const std::string h = to_hex(final_hash);
     EXPECT_EQ(watch_report(follower, bytes, nullptr, nullptr, WatchOutcome{0, "", "", 0, w.lag_max}, false),
-              "followed test bytes from tick 0 to 300: 300 ticks checked against the recording, final hash " + h + "\n");
+              "followed test bytes from tick 0 to 300: 301 ticks checked against the recording, final hash " + h + "\n");
     EXPECT_EQ(watch_report(follower, bytes, nullptr, nullptr, WatchOutcome{0, "", "copy.replay", 5, 2}, true),
               "{\"ok\":true,\"exit\":0,\"source\":\"test bytes\",\"sim\":\"duel\",\"start_tick\":0,\"tick\":300,"
-              "\"recorded_ticks\":300,\"checked_ticks\":300,\"complete\":true,\"checkpoints\":" +
+              "\"recorded_ticks\":300,\"checked_ticks\":301,\"complete\":true,\"checkpoints\":" +
                   std::to_string(follower.recording().checkpoints.size()) +
                   ",\"delay_ticks\":5,\"lag_max_ticks\":2,\"final_hash\":\"" + h + "\",\"record\":\"copy.replay\"}\n");
   }
@@ -330,6 +350,18 @@ TEST(PeerSetup, WatchingARecordingToItsEndOrUntilItStopsGrowing) {
   const std::string tail = "\"final_hash\":\"" + h + "\",\"error\":\"" + w.status.message + "\"}\n";
   ASSERT_GE(json.size(), tail.size());
   EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
+}
+
+TEST(PeerSetup, AKeyThatIsNoSecretHasItsWarning) {
+  EXPECT_EQ(match_key_warning(true, MatchKeySource::None), UdpPeerWarning::Unauthenticated);
+  EXPECT_EQ(match_key_warning(false, MatchKeySource::DerivedFromSessionId), UdpPeerWarning::DerivedKey);
+  EXPECT_EQ(match_key_warning(false, MatchKeySource::File), std::nullopt);
+  EXPECT_EQ(match_key_warning_line(UdpPeerWarning::Unauthenticated),
+            "WARNING: messages are not authenticated (no_auth); anyone who can send to this port can inject inputs or "
+            "expel a peer (docs/rollback.md, \"Threat model\")");
+  EXPECT_EQ(match_key_warning_line(UdpPeerWarning::DerivedKey),
+            "WARNING: no key file: the match key is derived from the session id, which is no secret (INSECURE: for "
+            "tests and demos; docs/rollback.md, \"Threat model\")");
 }
 
 TEST(PeerSetup, NetsimReportAsTableAndJson) {
@@ -400,6 +432,43 @@ TEST(PeerSetup, TheMatchKeyFromAFileFromTheSessionIdOrNone) {
   EXPECT_EQ(load_match_key(false, path, 4, security, key, source), "");
   EXPECT_EQ(source, MatchKeySource::File);
   for (std::uint8_t b : key.bytes) EXPECT_EQ(b, 0xa5);
+  std::filesystem::remove_all(dir);
+}
+
+// With an identity file and a peer keys file the session's messages are authenticated per pair
+// of peers (MatchKeySource::Identity); the match key is still loaded, for the relay.
+TEST(PeerSetup, IdentitiesAuthenticatePerPairOfPeers) {
+  const std::string dir = scratch_dir("identity");
+  std::string why;
+  PeerIdentity ids[2];
+  std::string keys;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(make_peer_identity(ids[i]));
+    ASSERT_TRUE(write_peer_identity_file(dir + "/p" + std::to_string(i) + ".id", ids[i], why)) << why;
+    keys += key_hex(ids[i].public_key) + "\n";
+  }
+  {
+    std::ofstream out(dir + "/match.keys");
+    out << keys;
+  }
+  PeerSessionOptions o;
+  o.peers = 2;
+  o.local_peer = 1;
+  o.session_id = 6;
+  o.identity_file = dir + "/p1.id";
+  o.peer_keys_file = dir + "/match.keys";
+  SessionConfig sc;
+  MatchKeySource source = MatchKeySource::None;
+  EXPECT_EQ(peer_session_config(o, sc, source), "");
+  EXPECT_EQ(source, MatchKeySource::Identity);
+  EXPECT_STREQ(match_key_source_name(source), "identity");
+  EXPECT_EQ(sc.identity.peer_count, 2u);
+  EXPECT_TRUE(sc.identity.peers[0] == ids[0].public_key);
+  EXPECT_TRUE(sc.identity.local.public_key == ids[1].public_key);
+  EXPECT_EQ(sc.match_key.bytes, insecure_test_key(6).bytes);  // the relay's (no key file)
+  o.local_peer = 0;
+  EXPECT_EQ(peer_session_config(o, sc, source), "identity file " + o.identity_file + ": its public key is peer 1's (line 2 of "
+                                                     "peer keys file " + o.peer_keys_file + "), not this peer's (peer 0)");
   std::filesystem::remove_all(dir);
 }
 

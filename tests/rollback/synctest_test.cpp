@@ -28,6 +28,15 @@ TEST(synctest, SkirmishPassesAtDistances1To8) {
   }
 }
 
+TEST(synctest, Skirmish8EightPlayersPass) {
+  for (std::uint32_t d : {1u, 4u, 8u}) {
+    const SyncTestResult r = synctest_bots(fixtures::skirmish8_sim(), skirmish_config(8, 400, d), d, 120 / kScale, d);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_TRUE(r.ok) << "distance " << d << " tick " << r.tick;
+    EXPECT_EQ(r.resimulated_ticks, d * r.ticks - d * (d - 1) / 2);
+  }
+}
+
 TEST(synctest, ReplayInputsPass) {
   // The confirmed history of a networked match, sync-tested from its replay form.
   NetsimOptions o = duel_netsim(2, 200, 50, 20, 50000, 4);

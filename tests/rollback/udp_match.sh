@@ -136,6 +136,132 @@ case $case_name in
     # A finished recording is followed the same way (from tick 0 here).
     "$bin" spectate --follow "$work/p1.replay" --from begin --json >"$work/w3.json" 2>&1 || fail "following a finished file"
     ;;
+  follow_growing)
+    # A follower of a recording that grows in 512-byte pieces, with the default delay (0). A
+    # HASH block lands after the INPT block of the same ticks, so the follower often has a
+    # tick's inputs before its hash: it must wait for the hash, not step past it unchecked
+    # (issue 39: "ok":true, checked_ticks 0, for a recording that verify rejects). A desync
+    # recorded at tick 377 (one corrupted hash) is found at tick 377, exit 1; a good recording
+    # ends with every recorded hash checked (as many as verify checks) and on its final hash.
+    n=400
+    "$bin" record --sim duel --bot 3 --ticks $n -o "$work/good.replay" --json >"$work/record.json" 2>&1 || fail "record"
+    mkdir -p "$work/j"  # the JSON forms (not the reports fail() prints)
+    "$bin" convert "$work/good.replay" "$work/j/good.json" >/dev/null 2>&1 || fail "convert to JSON"
+    python3 - "$work/j/good.json" "$work/j/bad.json" <<'PY' || fail "corrupting the hash of tick 377"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for h in d["lockstep_replay"]["tick_hashes"]:
+    if h["tick"] == 377:
+        h["total"] = "%016x" % (int(h["total"], 16) ^ 1)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    "$bin" convert "$work/j/bad.json" "$work/bad.replay" >/dev/null 2>&1 || fail "convert to binary"
+    "$bin" verify "$work/bad.replay" >"$work/verify.out" 2>&1
+    [[ $? -eq 1 ]] && grep -q "first divergent tick 377 " "$work/verify.out" || fail "verify: $(cat "$work/verify.out")"
+    "$bin" verify "$work/good.replay" --json >"$work/verify.json" 2>&1 || fail "verify good.replay"
+    grow() {  # grow SRC DST: DST.partial appended in 512-byte pieces, then renamed (the recorder's close)
+      python3 - "$1" "$2" <<'PY'
+import os, sys, time
+data = open(sys.argv[1], "rb").read()
+with open(sys.argv[2] + ".partial", "wb") as out:
+    for at in range(0, len(data), 512):
+        out.write(data[at:at + 512])
+        out.flush()
+        time.sleep(0.005)
+os.rename(sys.argv[2] + ".partial", sys.argv[2])
+PY
+    }
+    follow() {  # follow NAME: watches NAME-live.replay while NAME.replay is copied there piece by piece
+      timeout -s KILL 60 "$bin" spectate --follow "$work/$1-live.replay" --poll-ms 1 --json --max-seconds 50 \
+        >"$work/$1.out" 2>"$work/$1.err" &
+      local w=$!
+      grow "$work/$1.replay" "$work/$1-live.replay"
+      wait $w
+    }
+    follow bad
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "the watcher of a desynced recording exited $rc, expected 1: $(cat "$work/bad.out")"
+    grep -q '^{"ok":false,"exit":1,' "$work/bad.out" || fail "report: $(cat "$work/bad.out")"
+    [[ $(jget "$work/bad.out" tick) == 377 ]] || fail "the watcher stopped at tick $(jget "$work/bad.out" tick), not 377"
+    grep -q '"error":"[^"]*(tick 377): state differs from the recording: hash ' "$work/bad.out" || fail "error: $(cat "$work/bad.out")"
+    grep -q "^lockstep spectate --follow: error: .*(tick 377): state differs from the recording" "$work/bad.err" || fail "stderr: $(cat "$work/bad.err")"
+    follow good
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "the watcher of a good recording exited $rc: $(cat "$work/good.err")"
+    hashed=$(jget "$work/verify.json" recorded_hashes_checked)
+    [[ $hashed == $((n + 1)) ]] || fail "verify checked $hashed hashes"
+    [[ $(jget "$work/good.out" checked_ticks) == "$hashed" ]] || fail "checked $(jget "$work/good.out" checked_ticks) of $hashed recorded hashes"
+    [[ $(jget "$work/good.out" complete) == true && $(jget "$work/good.out" tick) == "$n" ]] || fail "did not reach the end"
+    [[ $(jget "$work/good.out" final_hash) == $(jget "$work/record.json" final_hash) ]] || fail "final hash differs"
+    ;;
+  watch_messages)
+    # What a watcher says when a relay never answers (another key, or none: issue 39), forged
+    # relay data (the source named, the bytes escaped), the derived key's warning, the mode in
+    # the error line, and a rejoin through a relay with another key. relay_serve is a relay of
+    # any file's bytes, keyed as a peer's relay is (a key file, or from the session id).
+    serve=${RELAY_SERVE:?set RELAY_SERVE to the relay_serve tool}
+    "$bin" record --sim duel --bot 3 --ticks 200 -o "$work/r.replay" >/dev/null 2>&1 || fail "record"
+    head -c 3000 "$work/r.replay" >"$work/live.replay.partial"  # a match in progress: no END block
+    printf '%064d\n' 7 >"$work/k1"
+    printf '%064d\n' 9 >"$work/k2"
+    "$serve" "$work/live.replay" "$work/addr" 77 "$work/k1" 30 &
+    relay_pid=$!
+    for _ in $(seq 1 250); do [[ -s $work/addr ]] && break; sleep 0.02; done
+    host=$(cat "$work/addr")
+    [[ -n $host ]] || fail "relay_serve did not start"
+    silent="never answered \([0-9]+ requests in 1\.0 s\): its match key or session id differs from ours, or no relay listens at that address"
+    # No --key-file: the key derived from --session-id is not the relay's. Warned, and named.
+    timeout -s KILL 20 "$bin" spectate --host "$host" --session-id 77 --idle-timeout-s 1 --json >"$work/w1.json" 2>"$work/w1.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher nobody answers exited $rc, expected 1"
+    grep -qxF 'lockstep spectate: WARNING: no --key-file: the match key is derived from --session-id, which is no secret (INSECURE: for tests and demos; docs/rollback.md, "Threat model")' \
+      "$work/w1.err" || fail "no derived-key warning: $(cat "$work/w1.err")"
+    grep -qE "^lockstep spectate --host: error: relay $host $silent \(give the relay's --key-file and --session-id, or check the --host address\)$" \
+      "$work/w1.err" || fail "no-key message: $(cat "$work/w1.err")"
+    grep -q '^{"ok":false,"exit":1,.*"error":"relay [^"]* never answered' "$work/w1.json" || fail "no-key report: $(cat "$work/w1.json")"
+    # Another key file: the same, without the warning.
+    timeout -s KILL 20 "$bin" spectate --host "$host" --session-id 77 --key-file "$work/k2" --idle-timeout-s 1 >/dev/null 2>"$work/w2.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher with another key exited $rc, expected 1"
+    ! grep -q WARNING "$work/w2.err" || fail "a warning with a key file: $(cat "$work/w2.err")"
+    grep -qE "^lockstep spectate --host: error: relay $host $silent " "$work/w2.err" || fail "wrong-key message: $(cat "$work/w2.err")"
+    # The relay's key: it answers, and a recording that stops growing is the recorder's silence.
+    timeout -s KILL 20 "$bin" spectate --host "$host" --session-id 77 --key-file "$work/k1" --idle-timeout-s 1 >/dev/null 2>"$work/w3.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher of a stalled recording exited $rc, expected 1"
+    grep -qE "^lockstep spectate --host: error: relay $host: nothing new for 1 s and no END block \(the recorder stopped\?\) at tick [0-9]+$" \
+      "$work/w3.err" || fail "stalled-recording message: $(cat "$work/w3.err")"
+    # A rejoin through that relay with another key: said so within --sync-timeout-s.
+    timeout -s KILL 20 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --session-id 77 --key-file "$work/k2" \
+      --rejoin "$host" --sync-timeout-s 1 >/dev/null 2>"$work/rj.err"
+    rc=$?
+    [[ $rc -eq 2 ]] || fail "a rejoin nobody answers exited $rc, expected 2: $(cat "$work/rj.err")"
+    grep -qE "^lockstep: error: --rejoin $host: relay $host $silent \(give the survivor's --key-file and --session-id, or check the --rejoin address\)$" \
+      "$work/rj.err" || fail "rejoin message: $(cat "$work/rj.err")"
+    # Forged relay data: a recording whose sim name is terminal escapes (any relay's data is
+    # anyone's with a key derived from the session id). The error names the relay and escapes them.
+    mkdir -p "$work/j"
+    "$bin" convert "$work/r.replay" "$work/j/r.json" >/dev/null 2>&1 || fail "convert to JSON"
+    python3 - "$work/j/r.json" "$work/j/forged.json" <<'PY' || fail "forging the sim name"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["lockstep_replay"]["sim"] = "\u001b]0;pwned\u0007\u001b[2J"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    "$bin" convert "$work/j/forged.json" "$work/forged.replay" >/dev/null 2>&1 || fail "convert the forgery"
+    "$serve" "$work/forged.replay" "$work/addr2" 78 - 30 &
+    forger_pid=$!
+    for _ in $(seq 1 250); do [[ -s $work/addr2 ]] && break; sleep 0.02; done
+    forger=$(cat "$work/addr2")
+    timeout -s KILL 20 "$bin" spectate --host "$forger" --session-id 78 --idle-timeout-s 5 >/dev/null 2>"$work/w4.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher of forged data exited $rc, expected 1: $(cat "$work/w4.err")"
+    grep -qxF "lockstep spectate --host: error: relay $forger: byte 0: recorded with sim '\x1b]0;pwned\x07\x1b[2J', which this tool does not have" \
+      "$work/w4.err" || fail "forged-data message: $(cat -v "$work/w4.err")"
+    ! grep -q $'\x1b' "$work/w4.err" || fail "raw escape bytes printed: $(cat -v "$work/w4.err")"
+    kill "$relay_pid" "$forger_pid" 2>/dev/null
+    wait "$relay_pid" "$forger_pid" 2>/dev/null
+    ;;
   follow_http)
     # The same broadcast through a web server: the recording's directory is served by a
     # Range-capable static server (any web server or CDN would do); the watcher follows the
@@ -239,12 +365,20 @@ case $case_name in
       addr=$(cat "$work/rv/peer1.addr")
       rm -f "$work/rv/peer1.addr"
       mv "$work/p1.err" "$work/p1-killed.err"
+      # Odd runs restart without --checkpoint-every: the rejoiner keeps the survivor's interval,
+      # so its recording still comes out as the survivor's (issue 39: it wrote no checkpoints).
+      again=$common
+      (( run % 2 == 1 )) && again=${common/ --checkpoint-every 64/}
       timeout -s KILL 80 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 --json --max-seconds 70 \
-        --record "$work/p1.replay" $common $(link 1) --rejoin "$host" --sync-timeout-s 20 >"$work/p1.json" 2>"$work/p1.err" &
+        --record "$work/p1.replay" $again $(link 1) --rejoin "$host" --sync-timeout-s 20 >"$work/p1.json" 2>"$work/p1.err" &
       pid[1]=$!
       wait_ok 0 0
       wait_ok 1 0
       same_replays 0 1
+      if (( run % 2 == 1 )); then
+        grep -qxF "lockstep peer 1: this recording keeps a checkpoint every 64 ticks as the survivor's does (asked: none), so that both recordings come out the same" \
+          "$work/p1.err" || fail "run $run: the rejoiner did not say it keeps the survivor's checkpoints: $(cat "$work/p1.err")"
+      fi
       r0=$(jget "$work/p0.json" rejoin_tick_peer1)
       r1=$(jget "$work/p1.json" rejoin_tick)
       d0=$(jget "$work/p0.json" disconnect_tick_peer1)

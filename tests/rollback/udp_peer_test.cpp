@@ -147,6 +147,54 @@ TEST(UdpPeer, TwoPeersPlayADuelToTheEndAndRecordTheSameMatch) {
   EXPECT_EQ(a, b);
 }
 
+// Per-peer identities over real UDP: the match is played and recorded alike; the only warning
+// is peer 0's, whose relay has no key file (its key is then derived from the session id).
+TEST(UdpPeer, TwoPeersWithIdentitiesPlayAndOnlyTheRelayKeyIsWarnedAbout) {
+  const std::string dir = scratch_dir("identity");
+  std::string keys, why;
+  for (int i = 0; i < 2; ++i) {
+    PeerIdentity id;
+    ASSERT_TRUE(make_peer_identity(id));
+    ASSERT_TRUE(write_peer_identity_file(dir + "/p" + std::to_string(i) + ".id", id, why)) << why;
+    keys += key_hex(id.public_key) + "\n";
+  }
+  std::ofstream(dir + "/match.keys") << keys;
+  UdpPeerOptions o[2] = {duel_peer(0, dir), duel_peer(1, dir)};
+  for (int i = 0; i < 2; ++i) {
+    o[i].session.no_auth = false;
+    o[i].session.identity_file = dir + "/p" + std::to_string(i) + ".id";
+    o[i].session.peer_keys_file = dir + "/match.keys";
+  }
+  o[0].relay = "127.0.0.1:0";
+  UdpPeer p0(fixtures::duel_sim(), o[0]);
+  UdpPeer p1(fixtures::duel_sim(), o[1]);
+  Lines l0, l1;
+  std::optional<UdpPeerFailure> f1;
+  std::thread other([&] { f1 = p1.open(l1); });
+  const std::optional<UdpPeerFailure> f0 = p0.open(l0);
+  other.join();
+  ASSERT_FALSE(f0.has_value()) << f0->message;
+  ASSERT_FALSE(f1.has_value()) << f1->message;
+  EXPECT_EQ(l0.warnings, std::vector<UdpPeerWarning>{UdpPeerWarning::DerivedRelayKey});
+  EXPECT_EQ(l0.lines.at(0),
+            "WARNING: no key file: the relay's key (watchers, a rejoin's history) is derived from the session id, which "
+            "is no secret (INSECURE; the players' messages are authenticated per pair of peers)");
+  EXPECT_TRUE(l1.warnings.empty());
+  EXPECT_EQ(p0.key_source(), MatchKeySource::Identity);
+  UdpPeerPlay r1;
+  std::thread play1([&] { r1 = p1.play(l1); });
+  const UdpPeerPlay r0 = p0.play(l0);
+  play1.join();
+  EXPECT_EQ(r0.failure, "");
+  EXPECT_EQ(r1.failure, "");
+  EXPECT_FALSE(p0.finish(l0).has_value());
+  EXPECT_FALSE(p1.finish(l1).has_value());
+  EXPECT_EQ(p0.result(r0), UdpPeerResult::Ok);
+  EXPECT_EQ(p1.result(r1), UdpPeerResult::Ok);
+  EXPECT_EQ(p0.session().stats().dropped_auth, 0u);
+  EXPECT_EQ(read_bytes(dir + "/p0.replay"), read_bytes(dir + "/p1.replay"));
+}
+
 TEST(UdpPeer, AnUnusableRelayAddressFailsBeforeTheMatch) {
   const std::string dir = scratch_dir("badrelay");
   UdpPeerOptions o = duel_peer(0, dir);
@@ -190,6 +238,15 @@ TEST(UdpPeer, InconsistentOptionsAreNamedInTheLibrarysTerms) {
             "the local peer (2) must be < the number of peers (2)");
   EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.key_file = "k"; }, UdpPeerProblem::NoAuthWithKeyFile),
             "unauthenticated messages (no_auth) and a key file exclude each other");
+  EXPECT_EQ(with([](UdpPeerOptions& o) { o.session.identity_file = "i"; }, UdpPeerProblem::NoAuthWithIdentity),
+            "unauthenticated messages (no_auth) and per-peer identities exclude each other");
+  EXPECT_EQ(with(
+                [](UdpPeerOptions& o) {
+                  o.session.no_auth = false;
+                  o.session.peer_keys_file = "g";
+                },
+                UdpPeerProblem::IdentityWithoutPeerKeys),
+            "an identity file and a peer keys file go together (this peer's secret key and every peer's public key)");
   EXPECT_EQ(with(
                 [](UdpPeerOptions& o) {
                   o.record.clear();

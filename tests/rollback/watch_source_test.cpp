@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -103,6 +104,44 @@ TEST(WatchSource, WatchesThroughARelayAndRelaysOnward) {
   EXPECT_EQ(w.relayed, w.source.get());
   ASSERT_NE(w.onward, nullptr);
   EXPECT_EQ(w.onward->local_address().rfind("127.0.0.1:", 0), 0u) << w.onward->local_address();
+}
+
+// A relay keyed by what is no secret gets the warning a peer gives for the same key (issue 39:
+// `spectate --host` said nothing about its derived key).
+TEST(WatchSource, ARelayWithAKeyThatIsNoSecretCarriesTheWarning) {
+  WatchSourceOptions o;
+  o.host = "127.0.0.1:9";
+  WatchSource w = open_watch_source(o);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, UdpPeerWarning::DerivedKey);
+  o.no_auth = true;
+  w = open_watch_source(o);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, UdpPeerWarning::Unauthenticated);
+  // A key file: no warning.
+  const std::filesystem::path key = std::filesystem::temp_directory_path() / "lockstep_watch_source_test.key";
+  {
+    std::FILE* f = std::fopen(key.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
+    std::fclose(f);
+  }
+  o.no_auth = false;
+  o.key_file = key.string();
+  w = open_watch_source(o);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, std::nullopt);
+  std::filesystem::remove(key);
+  // A recording file and no relay: no key is used, nothing to warn about; an onward relay uses one.
+  WatchSourceOptions file;
+  file.source = "/nonexistent/p0.replay";
+  w = open_watch_source(file);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, std::nullopt);
+  file.relay = "127.0.0.1:0";
+  w = open_watch_source(file);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, UdpPeerWarning::DerivedKey);
 }
 
 TEST(WatchSource, AnOnwardRelayThatCannotBindIsTheError) {

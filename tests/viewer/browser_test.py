@@ -9,7 +9,8 @@ usage: browser_test.py CASE LOCKSTEP SOURCE_DIR ARTIFACT_DIR [PAGE_TEMPLATE]
             screenshot ARTIFACT_DIR/viewer-skirmish.png.
   bundle    a planted desync (netsim --sim broken-peer) bundle: the page's diverged entity ids
             equal `lockstep diff --json`'s, both sides are drawn; screenshot
-            ARTIFACT_DIR/viewer-desync.png.
+            ARTIFACT_DIR/viewer-desync.png. In a 1200 px window the page is no wider than the
+            window and the selected entity's values are inside it.
 Exit 77 (ctest: skipped) when chromium or the page template is missing, with the reason
 (a failure instead when LOCKSTEP_REQUIRE_BROWSER is set, as in CI).
 """
@@ -159,6 +160,25 @@ def view(tool, page_template, src, out):
         fail(f"lockstep view exited {p.returncode}: {p.stderr}")
 
 
+def check_fits(browser, label, width=1200, height=900):
+    """The page in a `width` px window (the last entity selected): nothing wider than the
+    window, every cell of the selected entity inside it (a bundle's page was 1,274 px wide at
+    1,200, the values off screen)."""
+    browser.send("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        got = browser.evaluate("(() => { const r = [...document.querySelectorAll('#entity td')]"
+                               ".map((td) => td.getBoundingClientRect().right); return {inner: window.innerWidth, "
+                               "scroll: document.documentElement.scrollWidth, cells: r.length, right: Math.max(0, ...r)}; })()")
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride")
+    if got["inner"] != width or got["scroll"] > width or got["cells"] == 0 or got["right"] > width:
+        fail(f"{label} at {width} px: window {got['inner']}, page {got['scroll']} px wide, "
+             f"{got['cells']} cells of the selected entity, the rightmost ending at {got['right']:.0f} px")
+    print(f"{label} at {width} px: page {got['scroll']} px wide, the selected entity's {got['cells']} cells "
+          f"end by {got['right']:.0f} px")
+
+
 def no_network(browser):
     # Everything the page used came from the file itself (data:/file:/blob:), nothing fetched.
     urls = browser.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
@@ -246,6 +266,7 @@ def main():
                                       if e["kind"] == "component" and e["slot"] == want[0]})
                 if sorted(differing) != want_fields:
                     fail(f"entity {want[0]}: page marks {differing}, lockstep diff says {want_fields}")
+                check_fits(browser, "bundle page")
                 no_network(browser)
                 shot = os.path.join(artifacts, "viewer-desync.png")
                 browser.screenshot(shot)

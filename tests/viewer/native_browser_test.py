@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Browser, fail, no_network, run, skip  # noqa: E402
+from browser_test import Browser, check_fits, fail, no_network, run, skip  # noqa: E402
 
 
 def trace_of(tool, replay):
@@ -105,6 +105,7 @@ def check_bundle(browser, d, want, label):
                           if e["kind"] == "component" and e["slot"] == want[0]})
     if differing != want_fields:
         fail(f"{label}: entity {want[0]} marks {differing}, lockstep diff says {want_fields}")
+    check_fits(browser, label)
     print(f"{label}: diverged {want} == lockstep diff; entity {want[0]} differs in {want_fields}")
 
 

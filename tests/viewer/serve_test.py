@@ -11,7 +11,9 @@ Checks, against fixtures/skirmish/skirmish.replay:
     parameters, unknown paths (incl. traversal), other methods and bodies, a foreign Host
     header (DNS rebinding), a URI or query string beyond the limits, an oversized header;
   - a client that hangs up mid-request or mid-answer does not disturb the next one;
-  - SIGINT: exit 0 with "stopped"; a second server on a port in use: exit 2, the reason.
+  - SIGINT: exit 0 with "stopped"; a second server on a port in use: exit 2, the reason;
+  - --host 0.0.0.0 / :: without --allow-remote: exit 2, the reason; with it: listens, answers.
+The hostile clients (huge heads, slow connections, many ranges) are serve_hostile_test.py.
 """
 import http.client
 import json
@@ -184,6 +186,33 @@ def main():
         q = subprocess.run([tool, "view", replay, *args], capture_output=True, text=True)
         if q.returncode != 2 or message not in q.stderr:
             fail(f"view {args}: exit {q.returncode}: {q.stderr}")
+    # Beyond loopback only with --allow-remote, as `peer` and the relays.
+    for host in ("0.0.0.0", "::"):
+        q = subprocess.run([tool, "view", replay, "--serve", "--host", host], capture_output=True, text=True,
+                           timeout=30)
+        want = f"view: --host {host}: not a loopback address (pass --allow-remote to serve beyond this machine)"
+        if q.returncode != 2 or q.stdout != "" or q.stderr != f"lockstep: error: {want}\n":
+            fail(f"--host {host} without --allow-remote: exit {q.returncode}, stdout {q.stdout!r}, stderr {q.stderr!r}")
+    print("--host 0.0.0.0 / :: without --allow-remote: exit 2 with the reason")
+    p = subprocess.Popen([tool, "view", replay, "--serve", "--host", "0.0.0.0", "--allow-remote"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        m = re.fullmatch(r"serving .* at http://0\.0\.0\.0:(\d+)/ \(Ctrl-C stops\)\n", line)
+        if not m:
+            fail(f"--host 0.0.0.0 --allow-remote: {line!r} {p.stderr.read() if p.poll() is not None else ''}")
+        port = int(m.group(1))
+        status, _, _ = request(port, "GET", "/api/info", headers={"Host": f"0.0.0.0:{port}"})
+        if status != 200:
+            fail(f"--host 0.0.0.0 --allow-remote: GET /api/info {status}")
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        if p.returncode != 0:
+            fail(f"--allow-remote server: exit {p.returncode}: {err}")
+    finally:
+        if p.poll() is None:
+            p.kill()
+    print("--host 0.0.0.0 --allow-remote: listening, answered")
     print("ok")
 
 

@@ -1,6 +1,8 @@
 # The viewer (docs/viewer.md).
 #   viewer.*          viewer::Session natively (tests/viewer/session_test.cpp), always built.
 #   viewer_serve      `view --serve` over plain HTTP: answers, bounds, Ctrl-C (serve_test.py).
+#   viewer_serve_hostile  its limits against hostile clients: huge heads, slow connections,
+#                     many ranges (serve_hostile_test.py).
 #   viewer_native.*   label "chromium", in the default build: the pages WITHOUT emscripten
 #                     (frames embedded, and --serve) in headless Chromium, for lockstep and for
 #                     examples/arena's own tool (native_browser_test.py).
@@ -9,7 +11,7 @@
 #                     -DLOCKSTEP_VIEWER=ON, i.e. emscripten) and chromium (scripts/bootstrap
 #                     --browser); without them they are SKIPPED (exit 77) and say why.
 add_executable(test_viewer ${CMAKE_CURRENT_LIST_DIR}/session_test.cpp ${CMAKE_CURRENT_LIST_DIR}/wasm_page_test.cpp
-                           ${CMAKE_CURRENT_LIST_DIR}/view_test.cpp)
+                           ${CMAKE_CURRENT_LIST_DIR}/view_test.cpp ${CMAKE_CURRENT_LIST_DIR}/server_test.cpp)
 target_link_libraries(test_viewer PRIVATE lockstep::viewer lockstep::fixtures GTest::gtest_main)
 target_compile_definitions(test_viewer PRIVATE LOCKSTEP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(test_viewer DISCOVERY_TIMEOUT 60 PROPERTIES LABELS viewer)
@@ -40,6 +42,9 @@ if(Python3_Interpreter_FOUND AND LOCKSTEP_HAVE_VIEWER_SERVER)
   add_test(NAME viewer_serve COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/serve_test.py $<TARGET_FILE:lockstep>
                                      ${PROJECT_SOURCE_DIR})
   set_tests_properties(viewer_serve PROPERTIES LABELS viewer TIMEOUT 120)
+  add_test(NAME viewer_serve_hostile COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/serve_hostile_test.py
+                                             $<TARGET_FILE:lockstep> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(viewer_serve_hostile PROPERTIES LABELS viewer TIMEOUT 180)
 endif()
 
 # examples/arena's tool (arena-lockstep, tests/arena/arena_tests.cmake) and a program that

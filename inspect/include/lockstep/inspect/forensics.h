@@ -1,8 +1,8 @@
 #pragma once
 // Desync forensics of the gates (verify, verify --against, synctest, verify --per-system):
-// the field-level answer and the desync bundle each builds from what it had in hand. Moved
-// from the CLI (issue 22) so a game's own code and tests get the same answers by library
-// calls; `lockstep` only prints them.
+// the field-level answer and the desync bundle each builds from what it had in hand. In the
+// library so that a game's own code and tests get the same answers by library calls;
+// `lockstep` only prints them.
 #include <lockstep/inspect/bundle.h>
 #include <lockstep/inspect/diff.h>
 #include <lockstep/inspect/state.h>

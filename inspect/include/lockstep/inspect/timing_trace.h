@@ -5,7 +5,7 @@
 //     event per slice, one thread ("lane") per runner, e.g. one per netsim peer;
 //   * summarises durations per slice name (the per-system p50/p99 table of `bench`).
 // Clock reads and the float statistics live here, in a diagnostics module, never on a
-// simulation path. Moved out of lockstep::cli (issue 22): a game's own frame loop or
+// simulation path. A library, not part of lockstep::cli, so that a game's own frame loop or
 // benchmark records the same traces without the tool.
 #include <lockstep/replay/tick_probe.h>
 

@@ -12,7 +12,8 @@
 //
 // Domain errors have defined results (no NaN exists): sqrt(x<0) = 0, log(x<=0) = min(),
 // asin/acos clamp their argument to [-1, 1], exp saturates at max(), tan saturates at
-// +-max() next to its poles, pow(negative, non-integer) = 0, pow(0, negative) = max().
+// +-max() next to its poles, pow(negative, non-integer) = 0, pow(0, negative) = max(), pow
+// saturates at max() (-max()) exactly when the true |result| exceeds max().
 #include <lockstep/math/fixed.h>
 
 #include <array>
@@ -433,6 +434,78 @@ constexpr std::int64_t log_q57(std::uint64_t raw) noexcept {
   return low_i64(round_shr128(v, 6));
 }
 
+
+// ---- pow's overflow decision ----
+// pow computes y ln x to Q57, so next to the top of the range a true result above max() can
+// come out up to (|y|/2 + 2) * 2^6 ulp below it. Whether |x|^y exceeds max() is decided here
+// instead, from log2|x| to ~2^-117 (an atanh series on 128-bit fractions): only called for
+// the few arguments whose computed result lands in that window, so the cost stays off the
+// common path, and every other result keeps its bits.
+
+// floor(a * b / 2^128) for 128-bit fractions (exact floor of the 256-bit product's top half).
+constexpr u128 mulhi128(u128 a, u128 b) noexcept {
+  const u128 hh = umul64(a.hi, b.hi);
+  const u128 hl = umul64(a.hi, b.lo);
+  const u128 lh = umul64(a.lo, b.hi);
+  const std::uint64_t ll = umulhi64(a.lo, b.lo);
+  const u128 mid = add128(add128(u128{0, hl.lo}, u128{0, lh.lo}), u128{0, ll});  // mid.hi: carry
+  return add128(add128(hh, u128{0, hl.hi}), add128(u128{0, lh.hi}, u128{0, mid.hi}));
+}
+constexpr u128 div128_u64(u128 a, std::uint64_t d) noexcept {
+  std::uint64_t rem = 0;
+  const std::uint64_t lo = udiv128_64(a.hi % d, a.lo, d, rem);
+  return u128{a.hi / d, lo};
+}
+
+// log2(m) in Q126 for a Q63 mantissa m in [2^63, 2^64) (value in [1, 2)); error < 2^-118
+// (one truncation per division and product, ~41 terms).
+// ln m = 2 atanh(z), z = (m - 1) / (m + 1) < 1/3, summed as z^(2k+1) / (2k+1) until the
+// terms vanish (<= 41 of them), then times 1/ln 2 (kInvLn2, 128 bits).
+constexpr u128 log2_mantissa_q126(std::uint64_t m) noexcept {
+  const std::uint64_t num = m - (std::uint64_t{1} << 63);  // (m - 1) 2^63
+  const std::uint64_t den = m / 2 + (std::uint64_t{1} << 62);  // (m + 1) 2^62, < 2^64
+  // z in Q128 = num 2^128 / (2 den): two digits of long division by den of num 2^127.
+  std::uint64_t rem = 0;
+  const std::uint64_t zh = udiv128_64(num >> 1, num << 63, den, rem);  // num/2 < den
+  const std::uint64_t zl = udiv128_64(rem, 0, den, rem);
+  const u128 z{zh, zl};
+  const u128 z2 = mulhi128(z, z);
+  u128 term = z;
+  u128 sum{0, 0};
+  for (std::uint64_t k = 0; term.hi != 0 || term.lo != 0; ++k) {
+    sum = add128(sum, div128_u64(term, 2 * k + 1));
+    term = mulhi128(term, z2);
+  }
+  const u128 ln_q128 = u128{(sum.hi << 1) | (sum.lo >> 63), sum.lo << 1};  // 2 atanh(z) < ln 2
+  return mulhi128(ln_q128, u128{kInvLn2Hi, kInvLn2Lo});
+}
+
+// Whether |x|^y > max() = (2^63 - 1) / 2^16 for raw |x| > 0 and raw y != 0: compares
+// y log2|x| (scaled by 2^136, 192 bits) with log2 max() = 47 + log2(1 - 2^-63), i.e. with
+// 47 2^136 - K, K = 2^73 / ln 2. Near that boundary |y| < 2^22 (|log2|x|| >= 2^-15.5), so
+// y log2|x| is off by less than 2^-90, far inside the 1.44 2^-63 between log2 max() and 47:
+// the answer is right for every pair whose |x|^y is not within 2^-90 (relative) of max(), and
+// the one exact hit, |x|^y = 2^47 (pow(2, 47), pow(0.5, -47)), counts as above max().
+constexpr bool pow_exceeds_max(std::uint64_t ax, std::int64_t y) noexcept {
+  const int e = 63 - std::countl_zero(ax);  // |x| in [2^(e-16), 2^(e-15))
+  const u128 l126 = log2_mantissa_q126(ax << (63 - e));
+  const u128 l120 = u128{l126.hi >> 6, (l126.lo >> 6) | (l126.hi << 58)};  // log2 m, Q120, < 2^120
+  // |log2 |x|| in Q120 (< 47 2^120) and its sign.
+  const bool log_neg = e < 16;
+  const u128 whole = u128{static_cast<std::uint64_t>(log_neg ? 16 - e : e - 16) << 56, 0};
+  const u128 lx = log_neg ? sub128(whole, l120) : add128(whole, l120);
+  if ((lx.hi == 0 && lx.lo == 0) || log_neg != (y < 0)) return false;  // |x|^y <= 1
+  // P = |y raw| * |lx| (192 bits: p2 p1 p0), then P + K against 47 2^136 = (47 << 8) 2^128.
+  const std::uint64_t ay = uabs64(y);
+  const u128 plo = umul64(ay, lx.lo);
+  const u128 phi = umul64(ay, lx.hi);
+  const u128 p21 = add128(u128{phi.hi, phi.lo}, u128{0, plo.hi});
+  const u128 k = u128{kInvLn2Hi >> 53, (kInvLn2Hi << 11) | (kInvLn2Lo >> 53)};  // floor(2^73 / ln 2)
+  const std::uint64_t p0 = plo.lo + k.lo;
+  const u128 s21 = add128(add128(p21, u128{0, k.hi}), u128{0, p0 < plo.lo ? 1u : 0u});
+  constexpr std::uint64_t kTop = std::uint64_t{47} << 8;
+  return s21.hi > kTop || (s21.hi == kTop && (s21.lo != 0 || p0 != 0));
+}
 }  // namespace fm
 }  // namespace detail
 
@@ -597,9 +670,9 @@ constexpr fixed log2(fixed x) noexcept {
 
 // x^y = exp(y ln x) for x > 0; pow(x, 0) == 1; pow(0, y > 0) == 0; pow(0, y < 0) == max();
 // negative x: integer y gives the signed result, non-integer y gives 0.
-// Saturates at max() (-max() if negative) once the computed y ln x reaches ln 2^47; that
-// product's error (~|y|/2 units of 2^-57) means a true result at 2^47 may come out up to
-// (|y|/2 + 2) * 2^6 ulp below max() instead (pow(2, 47) == max() - 1030 ulp; docs/fixed.md).
+// Saturates at max() (-max() if negative) once the computed y ln x reaches ln 2^47, and also
+// whenever the true |x|^y exceeds max() while the computed product (error ~|y|/2 units of
+// 2^-57) falls short: pow(2, 47) == max() (pow_exceeds_max; docs/fixed.md).
 constexpr fixed pow(fixed x, fixed y) noexcept {
   using namespace detail::fm;
   if (y.raw() == 0) return fixed::one();
@@ -621,6 +694,13 @@ constexpr fixed pow(fixed x, fixed y) noexcept {
     r = neg_arg ? 0 : std::numeric_limits<std::int64_t>::max();
   } else {
     r = exp_parts_to_raw(exp_q57(low_i64(v)));
+    // The computed y ln x may be short of ln 2^47 by up to |y| 2^-57 (+ rounding) while the
+    // true result is above max(): inside four times that window, decide exactly.
+    constexpr std::int64_t ln_top = low_i64(round_shr128(detail::smul64(47, kLn2Q63), 6));  // ln 2^47, Q57
+    const std::int64_t window = static_cast<std::int64_t>(((detail::uabs64(y.raw()) >> 16) + 2) * 4);
+    if (r != std::numeric_limits<std::int64_t>::max() && low_i64(v) >= ln_top - window &&
+        pow_exceeds_max(detail::uabs64(x.raw()), y.raw()))
+      r = std::numeric_limits<std::int64_t>::max();
   }
   return fixed::from_raw(negate ? -r : r);
 }

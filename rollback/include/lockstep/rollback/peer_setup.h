@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,7 +66,13 @@ struct PeerSessionOptions {
   std::uint32_t local_peer = 0;
   bool spectator = false;     // never predicts (max_prediction 0)
   std::string key_file;       // the match key (match_key.h); empty: derived from session_id
-  bool no_auth = false;       // unauthenticated messages (excludes key_file)
+  bool no_auth = false;       // unauthenticated messages (excludes key_file and the identity)
+  // Per-peer authentication (rollback/peer_identity.h): this peer's secret key and every peer's
+  // public key, one per line in peer-id order. Both or neither. With them the session's
+  // messages are authenticated per pair of peers; key_file (or the key derived from
+  // session_id) then serves the relay only (watchers, a rejoin's history).
+  std::string identity_file;
+  std::string peer_keys_file;
   std::uint32_t session_id = 1;
   std::uint32_t input_delay = 2;
   std::uint32_t max_prediction = 8;
@@ -79,8 +86,8 @@ struct PeerSessionOptions {
   std::uint32_t incarnation = 1;  // this process's handshake incarnation (random, odd)
 };
 
-enum class MatchKeySource { None, File, DerivedFromSessionId };
-// "none", "file", "derived-from-session-id" (the JSON report's "key").
+enum class MatchKeySource { None, File, DerivedFromSessionId, Identity };
+// "none", "file", "derived-from-session-id", "identity" (the JSON report's "key").
 const char* match_key_source_name(MatchKeySource source) noexcept;
 
 // The match key as a peer takes it: with `no_auth` none (`security` becomes Unauthenticated),
@@ -89,19 +96,34 @@ const char* match_key_source_name(MatchKeySource source) noexcept;
 std::string load_match_key(bool no_auth, const std::string& key_file, std::uint32_t session_id, WireSecurity& security,
                            MatchKey& key, MatchKeySource& source);
 
-// The session's config for `options`. Returns the error ("" on success): the key file's.
-// `source` says where the key came from (None with no_auth; DerivedFromSessionId is INSECURE:
-// the id is no secret, a caller should warn).
+// The security warnings of a key taken by load_match_key (UdpPeer::open logs them, and so
+// does a watcher whose relays use the key), for a caller that words them its own way.
+enum class UdpPeerWarning : std::uint8_t {
+  Unauthenticated,  // no_auth: "WARNING: messages are not authenticated (no_auth); ..."
+  DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
+  // identities but no key file, with a relay or a rejoin: "WARNING: no key file: the relay's key
+  // is derived from the session id, ..." (the session's messages are authenticated per pair)
+  DerivedRelayKey,
+};
+// The warning for a key from `source` (none for a key file), and its line in the library's terms.
+std::optional<UdpPeerWarning> match_key_warning(bool no_auth, MatchKeySource source) noexcept;
+std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept;
+
+// The session's config for `options`. Returns the error ("" on success): the key file's, or the
+// identity's (load_match_identity). `source` says how the session's messages are authenticated
+// (None with no_auth; Identity: per pair of peers; DerivedFromSessionId is INSECURE: the id is
+// no secret, a caller should warn).
 std::string peer_session_config(const PeerSessionOptions& options, SessionConfig& out, MatchKeySource& source);
 
 // A relay's (or a relay watcher's) config carrying the match's id, security and key.
 RelayConfig relay_config_for(const SessionConfig& session, std::string bind, bool loopback_only);
 
-// Why a rejoin failed: the relay could not be reached, the survivor records another match
-// (another sim or world config), or the history itself (fetch, recording, a divergent hash:
-// `file` holds offset and tick).
+// Why a rejoin failed: the relay could not be reached, it never answered (another match key or
+// session id, or no relay at that address), the survivor records another match (another sim or
+// world config), or the history itself (fetch, recording, a divergent hash: `file` holds
+// offset and tick).
 struct RejoinFailure {
-  enum class Kind { None, Relay, OtherMatch, Recording } kind = Kind::None;
+  enum class Kind { None, Relay, NoAnswer, OtherMatch, Recording } kind = Kind::None;
   std::string message;
   replay::ReplayStatus file = replay::ReplayStatus::Ok();
 };
@@ -110,9 +132,12 @@ struct RejoinFailure {
 // `relay` (within `timeout_ms`), checks it is the match of `sim` + `config`, opens `recorder`
 // at `record_path` with its header (empty path: nothing recorded) and steps `runner` (at tick
 // 0) through it, every hash checked (replay/resume.h). Then set SessionConfig::rejoin.
+// `history_header` (when not null) receives the survivor's header, which the recording
+// continues: record checkpoints at its checkpoint_interval, so that both files come out the same.
 bool rejoin_from_relay(const std::string& relay, const RelayConfig& watcher, std::uint32_t timeout_ms,
                        const replay::Sim& sim, const replay::SimConfig& config, replay::Runner& runner,
-                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why);
+                       const std::string& record_path, replay::ReplayRecorder& recorder, RejoinFailure& why,
+                       replay::ReplayHeader* history_header = nullptr);
 
 // A MatchHost whose local players are played by the sim's bots (seed `bot_seed`): `lockstep
 // peer`, a game's headless clients and soak tests. Derive and override on_event for the

@@ -102,6 +102,10 @@ class RelaySource final : public replay::ByteSource {
   std::uint64_t fetched_bytes() const noexcept;
   // Everything the relay had when it first answered has arrived.
   bool caught_up() const noexcept;
+  // A message of the relay's (DATA or FULL) arrived and authenticated. A relay drops requests
+  // it cannot authenticate without a word, so one that never answered has another match key or
+  // session id than this watcher, or is not at that address.
+  bool answered() const noexcept;
   const RelaySourceStats& stats() const noexcept;
 
  private:
@@ -111,8 +115,14 @@ class RelaySource final : public replay::ByteSource {
 
 // The recording so far (its complete blocks), fetched through `source` until it caught up with
 // the relay (a rejoining peer's history: replay/resume.h). Errors: the source's, the
-// recording's (offset, tick), or nothing usable within `timeout_ms`.
+// recording's (offset, tick), or nothing usable within `timeout_ms` (when the relay never
+// answered: relay_never_answered's text).
 replay::ReplayStatus fetch_recording(RelaySource& source, std::uint32_t timeout_ms, replay::Replay& out);
+
+// Why `source` got nothing in `waited_us`, when its relay never answered: "relay H:P never
+// answered (N requests in S s): its match key or session id differs from this one, or no relay
+// listens at that address".
+std::string relay_never_answered(const RelaySource& source, std::uint64_t waited_us);
 
 struct WatchOptions {
   std::uint64_t delay_ticks = 0;          // the follower's delay (FollowOptions::delay_ticks)
@@ -125,14 +135,17 @@ struct WatchResult {
   replay::ReplayStatus status = replay::ReplayStatus::Ok();  // the follower's error, if any
   bool timed_out = false;   // max_us passed before the follower finished
   bool idle = false;        // the recording stopped growing without an END block (status says so)
+  bool relay_silent = false;  // idle, and the source is a relay that never answered (status says so)
   std::uint64_t lag_max = 0;  // ticks behind the newest recorded tick, at most (once caught up, while live)
 };
 
 // A watcher's loop: polls `follower` on `source` (and `onward`, when not null, serves what was
 // fetched to its own watchers) until the recording is finished, the follower fails, max_us
 // passes or the recording stops growing for idle_timeout_us (a Mismatch status naming
-// the source, the whole seconds and the tick); then lets `onward`'s watchers fetch
-// the end (at most 1000 polls of 10 ms). Not on a game's tick path (sleeps between polls).
+// the source, the whole seconds and the tick; relay_never_answered's text when the source is
+// a RelaySource that never answered); then lets `onward`'s watchers fetch the end (at most
+// 1000 polls of 10 ms). Sleeps poll_us whenever a poll brought the follower no further. Not on
+// a game's tick path.
 WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource& source, RelayServer* onward,
                             const WatchOptions& options);
 

@@ -42,6 +42,7 @@
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/rollback/match_key.h>
+#include <lockstep/rollback/peer_identity.h>
 #include <lockstep/rollback/transport.h>
 #include <lockstep/store/snapshot.h>
 #include <lockstep/status.h>
@@ -55,6 +56,7 @@ namespace lockstep::rollback {
 
 inline constexpr std::uint32_t kMaxSessionPlayers = 16;
 inline constexpr std::uint32_t kMaxSessionPeers = 16;
+static_assert(kMaxIdentityPeers == kMaxSessionPeers, "a MatchIdentity holds one public key per session peer");
 inline constexpr std::uint32_t kMaxPredictionWindow = 64;
 // Per-component hashes a hash report can carry (sims with more components are rejected).
 inline constexpr std::uint32_t kMaxReportComponents = 128;
@@ -91,6 +93,12 @@ struct SessionConfig {
   // refuses to start without a key, unless the game opts out with Unauthenticated.
   WireSecurity security = WireSecurity::Authenticated;
   MatchKey match_key{};  // the per-match secret from the game's matchmaker (all zero: none)
+  // Per-peer authentication (rollback/peer_identity.h): this peer's key pair and every peer's
+  // public key, from the matchmaker. When set (identity.peer_count != 0), every ordered pair of
+  // peers authenticates with its own key (derive_link_keys) and match_key is not used by the
+  // session: no player can forge a message that claims another peer as its sender. Without it,
+  // every player holds match_key and can impersonate every other.
+  MatchIdentity identity{};
   // Messages from one peer processed per advance()/poll() (0: 256); the rest are dropped
   // unread and counted (dropped_budget), so a flood from one address cannot starve the others.
   std::uint32_t receive_budget_per_peer = 0;

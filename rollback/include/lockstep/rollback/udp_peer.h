@@ -45,6 +45,8 @@ enum class UdpPeerProblem : std::uint8_t {
   SessionPeers,            // session.peers is not the number of addresses
   LocalPeer,               // session.local_peer is not among the addresses
   NoAuthWithKeyFile,       // session.no_auth with a session.key_file
+  NoAuthWithIdentity,      // session.no_auth with session.identity_file or session.peer_keys_file
+  IdentityWithoutPeerKeys, // only one of session.identity_file and session.peer_keys_file
   RelayWithoutRecord,      // a relay with no record to serve
   CheckpointInterval,      // checkpoint_every not a multiple of session.hash_interval
   PlayersOverPeers,        // config.players > the number of addresses
@@ -57,6 +59,8 @@ enum class UdpPeerProblem : std::uint8_t {
   Relay,                   // the relay did not open (detail: why)
   Rejoin,                  // the rejoin failed (detail: why)
   RejoinOtherMatch,        // the rejoin found another match at the relay (detail: why)
+  RejoinNoAnswer,          // the survivor's relay never answered: another key or session id, or
+                           // no relay at that address (detail: why)
 };
 
 // Why a step failed: the message, and the file's status when a replay file is the cause.
@@ -109,7 +113,8 @@ struct UdpPeerOptions {
 // 2..16 addresses with session.peers equal to their count, the local peer among them,
 // session.players == config.players <= peers, a spectator's id >= players and a player's id
 // < players (peer p owns player p), a relay only with a record, checkpoint_every a multiple of
-// session.hash_interval, not both session.no_auth and session.key_file, e.g. "the local peer
+// session.hash_interval, not session.no_auth with session.key_file or an identity, the identity
+// file and the peer keys file together, e.g. "the local peer
 // (2) must be < the number of peers (2)". The _failure form also says which (UdpPeerProblem).
 // UdpPeer::open() refuses options that fail it, before it binds anything.
 std::string check_udp_peer_options(const UdpPeerOptions& options);
@@ -133,11 +138,8 @@ enum class UdpPeerResult : std::uint8_t {
   BadInput,    // the session stopped on its input (UdpPeerPlay::bad_input)
 };
 
-// The security warnings open() logs, for an observer that words them its own way.
-enum class UdpPeerWarning : std::uint8_t {
-  Unauthenticated,  // session.no_auth: "WARNING: messages are not authenticated (no_auth); ..."
-  DerivedKey,       // no key file: "WARNING: no key file: the match key is derived from the session id, ..."
-};
+// UdpPeerWarning (peer_setup.h): the security warnings open() logs, for an observer that words
+// them its own way.
 
 // The caller's view of the running match (the tool logs and draws its status line here).
 class UdpPeerObserver {

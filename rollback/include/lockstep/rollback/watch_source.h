@@ -7,11 +7,13 @@
 // error texts are in the terms of WatchSourceOptions' fields; WatchSource::problem says which
 // one failed, so that a tool can name its own options instead.
 #include <lockstep/replay/replay_follow.h>
+#include <lockstep/rollback/peer_setup.h>
 #include <lockstep/rollback/relay.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace lockstep::rollback {
@@ -48,11 +50,14 @@ struct WatchSource {
                       // file's error, "relay host H: ...", "recording S: ..." or "onward relay at R: ..."
   WatchSourceProblem problem = WatchSourceProblem::None;
   std::string detail = {};  // the cause without the part it is about (Source, Host, Onward), else ""
+  // When a relay (the one watched, or the onward one) uses a key that is no secret: the warning
+  // a peer gives for the same key (match_key_warning_line), for the caller to print.
+  std::optional<UdpPeerWarning> warning = std::nullopt;
 };
 
-// The relays' config for `o` (bind "0.0.0.0:0" with allow_remote, else the default). Returns the
-// key file's error ("" on success).
-std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out);
+// The relays' config for `o` (bind "0.0.0.0:0" with allow_remote, else the default), and where
+// its key came from (`key_source`, when not null). Returns the key file's error ("" on success).
+std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out, MatchKeySource* key_source = nullptr);
 
 // Opens the source, then the onward relay.
 WatchSource open_watch_source(const WatchSourceOptions& o);
