@@ -76,12 +76,18 @@ PY
     grep -qxF "recorded the confirmed inputs and hashes to $work/n.replay (re-check: orbit-tool verify $work/n.replay)" \
       "$work/out" || { cat "$work/out"; fail "netsim's re-check does not name orbit-tool"; }
     : > "$work/help"
-    for c in "" run record verify trace info convert bench synctest netsim dump diff peer spectate snapshot view query; do
+    # keygen's message names the tool too (a match key: no libsodium needed).
+    "$orbit" keygen --match-key "$work/m.key" > "$work/keygen.out" 2> "$work/keygen.err" || { cat "$work/keygen.err"; fail "keygen"; }
+    grep -qxF "orbit-tool keygen: wrote the match key $work/m.key (give the same file to every peer: --key-file)" "$work/keygen.err" \
+      || { cat "$work/keygen.err"; fail "keygen's message does not name orbit-tool"; }
+    for c in "" run record verify trace info convert bench synctest netsim dump diff peer spectate snapshot view query keygen; do
       "$orbit" $c --help >> "$work/help" 2>&1 || fail "$c --help"
     done
     grep -qxF "  orbit-tool diff desync-synctest-tick4.lsbundle" "$work/help" || fail "diff --help's example does not name orbit-tool"
-    cat "$work/verify.out" "$work/verify.err" "$work/out" "$work/err" >> "$work/help"
-    if grep -nE "(^|[^a-z_-])lockstep (run|record|verify|trace|info|convert|bench|synctest|netsim|dump|diff|peer|spectate|snapshot|view|query)( |$)" "$work/help"; then
+    grep -qxF "  for i in 0 1 2 3; do orbit-tool keygen --identity p\$i.id >> match.keys; done" "$work/help" \
+      || fail "keygen --help's example does not name orbit-tool"
+    cat "$work/verify.out" "$work/verify.err" "$work/out" "$work/err" "$work/keygen.err" >> "$work/help"
+    if grep -nE "(^|[^a-z_-])lockstep (run|record|verify|trace|info|convert|bench|synctest|netsim|dump|diff|peer|spectate|snapshot|view|query|keygen)( |$)" "$work/help"; then
       fail "a printed command names lockstep instead of orbit-tool"
     fi
     ! grep -q "lockstep diff" "$work/help" || fail "'lockstep diff' printed" ;;
