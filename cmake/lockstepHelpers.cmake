@@ -17,6 +17,14 @@
 #       (counting global operator new, for `bench`) unless NO_ALLOCATION_COUNTER, e.g. when the
 #       tool replaces the global allocation functions itself.
 #
+#   lockstep_link_sims(<target> SIMS <targets>... [REGISTER <function>...])
+#       Links a game's sims into an executable that has its own main — the game's test suite
+#       (lockstep::testing), the game itself — and registers them before main runs, the way
+#       lockstep_add_tool does: a generated source of <target> calls the SIMS' REGISTER
+#       functions (and the ones given here); SIMS without one are linked whole-archive
+#       (CMake >= 3.24). Without it, a test linking a static library of self-registering
+#       sims finds none of them (lockstep::testing then says "not registered").
+#
 #   lockstep_check_determinism_flags(<target>)
 #       Refuses (configure error) -ffast-math, -Ofast and their parts on a sim target; also
 #       compiled in as a build-time #error on __FAST_MATH__. Applied by lockstep_add_sim; call
@@ -24,9 +32,10 @@
 #
 # Registration and static linking: a sim that registers itself from a static initializer in
 # a static library is dropped by the linker when nothing else references its object file.
-# lockstep_add_tool therefore calls the registration functions explicitly; a SIMS target
-# without one (no REGISTER anywhere) is linked whole-archive (CMake >= 3.24) so its static
-# initializers survive. Both paths are tested (tests/tool/).
+# lockstep_add_tool (and lockstep_link_sims, for executables with their own main) therefore
+# calls the registration functions explicitly; a SIMS target without one (no REGISTER
+# anywhere) is linked whole-archive (CMake >= 3.24) so its static initializers survive. Both
+# paths are tested (tests/tool/, tests/testing/static_sims.cmake).
 include_guard(GLOBAL)
 # Global, not a variable: the functions are called from other directories (a game's
 # CMakeLists above an add_subdirectory(lockstep)), where lockstep's variables are not visible.
@@ -118,19 +127,16 @@ function(_lockstep_declare_function qualified out_var)
   endif()
 endfunction()
 
-function(lockstep_add_tool tool)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_ALLOCATION_COUNTER" "DEFAULT_REPLAY;NAME" "SIMS;REGISTER")
-  if(NOT arg_SIMS)
-    message(FATAL_ERROR "lockstep_add_tool(${tool}): SIMS <targets> is required")
-  endif()
-  if(NOT arg_NAME)
-    set(arg_NAME ${tool})
-  endif()
-  set(register ${arg_REGISTER})
+# The sims' link items and registration code, shared by lockstep_add_tool and
+# lockstep_link_sims: SIMS with a registration function (theirs, or one given with REGISTER)
+# are linked plainly and their functions called; the others whole-archive, so their static
+# initializers survive. Sets <prefix>_link, <prefix>_decls and <prefix>_calls.
+function(_lockstep_sims caller prefix register_given)
+  set(register ${register_given})
   set(link "")
-  foreach(sim IN LISTS arg_SIMS)
+  foreach(sim IN LISTS ARGN)
     if(NOT TARGET ${sim})
-      message(FATAL_ERROR "lockstep_add_tool(${tool}): '${sim}' is not a target")
+      message(FATAL_ERROR "${caller}: '${sim}' is not a target")
     endif()
     set(real ${sim})
     get_target_property(aliased ${sim} ALIASED_TARGET)
@@ -141,19 +147,18 @@ function(lockstep_add_tool tool)
     if(fn)
       list(APPEND register ${fn})
       list(APPEND link ${sim})
-    elseif(arg_REGISTER)
+    elseif(register_given)
       list(APPEND link ${sim})
     else()
       # No registration function anywhere: keep the library's static initializers.
       if(CMAKE_VERSION VERSION_LESS 3.24)
-        message(FATAL_ERROR "lockstep_add_tool(${tool}): '${sim}' has no REGISTER function; "
+        message(FATAL_ERROR "${caller}: '${sim}' has no REGISTER function; "
                             "self-registering sims need CMake >= 3.24 (whole-archive linking)")
       endif()
       list(APPEND link "$<LINK_LIBRARY:WHOLE_ARCHIVE,${sim}>")
     endif()
   endforeach()
   list(REMOVE_DUPLICATES register)
-
   set(decls "")
   set(calls "")
   foreach(fn IN LISTS register)
@@ -162,6 +167,56 @@ function(lockstep_add_tool tool)
     string(REGEX REPLACE "^::" "" fn "${fn}")
     string(APPEND calls "  ::${fn}();\n")
   endforeach()
+  set(${prefix}_link "${link}" PARENT_SCOPE)
+  set(${prefix}_decls "${decls}" PARENT_SCOPE)
+  set(${prefix}_calls "${calls}" PARENT_SCOPE)
+endfunction()
+
+function(lockstep_link_sims target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SIMS;REGISTER")
+  if(NOT arg_SIMS)
+    message(FATAL_ERROR "lockstep_link_sims(${target}): SIMS <targets> is required")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "lockstep_link_sims(${target}): '${target}' is not a target")
+  endif()
+  get_target_property(type ${target} TYPE)
+  if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+    # The generated registration would sit in a static library: dropped like the sims.
+    message(FATAL_ERROR "lockstep_link_sims(${target}): '${target}' is a ${type}; link the sims into the "
+                        "executable (or shared library) that uses them")
+  endif()
+  _lockstep_sims("lockstep_link_sims(${target})" sims "${arg_REGISTER}" ${arg_SIMS})
+  target_link_libraries(${target} PRIVATE ${sims_link})
+  if(sims_calls)
+    set(gen ${CMAKE_CURRENT_BINARY_DIR}/lockstep_sims_${target}/register_sims.cpp)
+    file(CONFIGURE OUTPUT ${gen} @ONLY CONTENT
+"// Generated by lockstep_link_sims(${target}) (cmake/lockstepHelpers.cmake). Do not edit.
+// Registers the sims before main runs, from an object file of ${target} itself: the linker
+// keeps it, unlike a static initializer inside a static library.
+${sims_decls}
+namespace {
+[[maybe_unused]] const bool lockstep_sims_registered = [] {
+${sims_calls}  return true;
+}();
+}  // namespace
+")
+    target_sources(${target} PRIVATE ${gen})
+  endif()
+endfunction()
+
+function(lockstep_add_tool tool)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_ALLOCATION_COUNTER" "DEFAULT_REPLAY;NAME" "SIMS;REGISTER")
+  if(NOT arg_SIMS)
+    message(FATAL_ERROR "lockstep_add_tool(${tool}): SIMS <targets> is required")
+  endif()
+  if(NOT arg_NAME)
+    set(arg_NAME ${tool})
+  endif()
+  _lockstep_sims("lockstep_add_tool(${tool})" sims "${arg_REGISTER}" ${arg_SIMS})
+  set(link ${sims_link})
+  set(decls "${sims_decls}")
+  set(calls "${sims_calls}")
 
   get_property(helpers_dir GLOBAL PROPERTY LOCKSTEP_HELPERS_DIR)
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/lockstep_tool_${tool})

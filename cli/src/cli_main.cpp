@@ -58,6 +58,7 @@ std::string version_text(const std::string& name) {
 }  // namespace
 
 const ToolInfo& tool() noexcept { return g_tool; }
+std::string tool_name() { return std::string(g_tool.name); }
 
 int main(int argc, char** argv, const ToolInfo& info) {
   g_tool = info;

@@ -50,7 +50,7 @@ int bench_cmd(const BenchArgs& a) {
   o.ticks = a.ticks;
   o.snapshot_iters = a.snapshot_iters;
   o.heap_allocations = tool().heap_allocations;
-  o.trace_name = "lockstep bench " + a.sim;
+  o.trace_name = tool_name() + " bench " + a.sim;
   o.threads = a.threads;
   o.concurrent_stages = a.concurrent_stages;
   const inspect::BenchFigures f = inspect::run_bench(o);
@@ -91,16 +91,16 @@ Command add_bench(CLI::App& root) {
                   "measured in the same run with hashes compared every tick")
       ->check(CLI::Range(0, 64))->capture_default_str();
   app->add_flag("--concurrent-stages", a->concurrent_stages,
-                "With --threads N (N >= 2): also run the systems of one stage of the plan at once (lockstep info "
-                "--systems shows the stages)")
+                "With --threads N (N >= 2): also run the systems of one stage of the plan at once (" + tool_name() +
+                    " info --systems shows the stages)")
       ->needs(threads);
   app->footer("Examples:\n"
-              "  lockstep bench --sim skirmish --units 10000 --ticks 1000\n"
-              "  lockstep bench --sim duel --ticks 10000 --json\n"
-              "  lockstep bench --csv >> bench.csv\n"
-              "  lockstep bench --sim skirmish --units 10000 --threads 2\n"
-              "  lockstep bench --sim mygame --threads 2 --concurrent-stages\n"
-              "  lockstep bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
+              "  " + tool_name() + " bench --sim skirmish --units 10000 --ticks 1000\n"
+              "  " + tool_name() + " bench --sim duel --ticks 10000 --json\n"
+              "  " + tool_name() + " bench --csv >> bench.csv\n"
+              "  " + tool_name() + " bench --sim skirmish --units 10000 --threads 2\n"
+              "  " + tool_name() + " bench --sim mygame --threads 2 --concurrent-stages\n"
+              "  " + tool_name() + " bench --ticks 300 --trace-out trace.json   (open in https://ui.perfetto.dev)\n"
               "Exit codes: 0 ok, 2 bad arguments or the sim failed.");
   return {app, [a] { return bench_cmd(*a); }};
 }

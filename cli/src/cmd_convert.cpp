@@ -40,8 +40,8 @@ Command add_convert(CLI::App& root) {
   app->add_option("output", a->out, "Output file: *.json writes JSON, anything else binary")->required();
   app->add_flag("--json", a->json, "Machine-readable summary on stdout");
   app->footer("Examples:\n"
-              "  lockstep convert fixtures/duel/duel.replay duel.json     # edit by hand...\n"
-              "  lockstep convert duel.json duel2.replay                   # ...and back\n"
+              "  " + tool_name() + " convert fixtures/duel/duel.replay duel.json     # edit by hand...\n"
+              "  " + tool_name() + " convert duel.json duel2.replay                   # ...and back\n"
               "binary -> JSON -> binary reproduces the original bytes.\n"
               "Exit codes: 0 ok, 2 unreadable input or unwritable output.");
   return {app, [a] { return convert_cmd(*a); }};

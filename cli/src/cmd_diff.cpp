@@ -79,9 +79,9 @@ Command add_diff(CLI::App& root) {
   app->add_option("--svg", a->svg, "Also draw A's entities (diverged ones highlighted and labelled) into this SVG file");
   app->add_flag("--json", a->json, "JSON on stdout");
   app->footer("Examples:\n"
-              "  lockstep diff desync-synctest-tick4.lsbundle\n"
-              "  lockstep diff a.lssnap b.lssnap --json\n"
-              "  lockstep diff mine.replay theirs.replay --tick 140\n"
+              "  " + tool_name() + " diff desync-synctest-tick4.lsbundle\n"
+              "  " + tool_name() + " diff a.lssnap b.lssnap --json\n"
+              "  " + tool_name() + " diff mine.replay theirs.replay --tick 140\n"
               "Exit codes: 0 equal; 1 the states differ; 2 bad input.");
   return {app, [a] { return diff_cmd(*a); }};
 }

@@ -78,10 +78,10 @@ Command add_dump(CLI::App& root) {
   app->add_option("--svg", a->svg, "Also draw the entities at their marked position field into this SVG file");
   app->add_flag("--json", a->json, "JSON on stdout (fixed-point values as exact decimal strings)");
   app->footer("Examples:\n"
-              "  lockstep dump fixtures/skirmish/skirmish.replay --tick 300\n"
-              "  lockstep dump fixtures/skirmish/skirmish.replay --tick 300 --entity 95 --component Weapon\n"
-              "  lockstep dump desync-synctest-tick4.lsbundle --side 1 --json\n"
-              "  lockstep dump fixtures/skirmish/skirmish.replay --tick 300 --where \"Health.hp < 100 and Team.owner == 1\"\n"
+              "  " + tool_name() + " dump fixtures/skirmish/skirmish.replay --tick 300\n"
+              "  " + tool_name() + " dump fixtures/skirmish/skirmish.replay --tick 300 --entity 95 --component Weapon\n"
+              "  " + tool_name() + " dump desync-synctest-tick4.lsbundle --side 1 --json\n"
+              "  " + tool_name() + " dump fixtures/skirmish/skirmish.replay --tick 300 --where \"Health.hp < 100 and Team.owner == 1\"\n"
               "Exit codes: 0 ok; 2 bad input.");
   return {app, [a] { return dump_cmd(*a); }};
 }

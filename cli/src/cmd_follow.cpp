@@ -57,8 +57,8 @@ int follow_cmd(const FollowArgs& a) {
   rollback::WatchSource opened = rollback::open_watch_source(options);
   if (!opened.error.empty()) return report_error(a.json, kExitBadInput, watch_source_error(opened, a.watch));
   // The same warning a peer gives for the same key: a relay's messages are keyed like a match's.
-  if (opened.warning) std::fprintf(stderr, "lockstep spectate: %s\n", security_warning_text(*opened.warning).c_str());
-  if (opened.onward) std::fprintf(stderr, "lockstep spectate: relaying to watchers at %s\n", opened.onward->local_address().c_str());
+  if (opened.warning) std::fprintf(stderr, "%s spectate: %s\n", tool_name().c_str(), security_warning_text(*opened.warning).c_str());
+  if (opened.onward) std::fprintf(stderr, "%s spectate: relaying to watchers at %s\n", tool_name().c_str(), opened.onward->local_address().c_str());
   replay::ByteSource& source = *opened.source;
   // Named as the source describes itself ("relay HOST:PORT" when watching through a relay).
   replay::ReplayFollower follower([](std::string_view n) { return replay::find_sim_including_hidden(n); }, o,
@@ -84,7 +84,7 @@ int follow_cmd(const FollowArgs& a) {
   const rollback::WatchOutcome outcome{code, failure, code == kExitOk ? a.record : std::string(), a.delay_ticks, watched.lag_max};
   std::fputs(rollback::watch_report(follower, source, opened.relayed, opened.onward.get(), outcome, a.json).c_str(), stdout);
   if (!failure.empty())
-    std::fprintf(stderr, "lockstep spectate %s: error: %s\n", a.watch.host.empty() ? "--follow" : "--host",
+    std::fprintf(stderr, "%s spectate %s: error: %s\n", tool_name().c_str(), a.watch.host.empty() ? "--follow" : "--host",
                  inspect::terminal_safe(failure).c_str());
   return code;
 }

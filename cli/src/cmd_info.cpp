@@ -42,11 +42,11 @@ Command add_info(CLI::App& root) {
                 "Print the system schedule of a sim (name or replay file) with declared access and conflicts");
   app->add_flag("--json", a->json, "Machine-readable output on stdout");
   app->footer("Examples:\n"
-              "  lockstep info fixtures/skirmish/skirmish.replay\n"
-              "  lockstep info --sims\n"
-              "  lockstep info --systems skirmish\n"
-              "  lockstep info --json my.replay.partial\n"
-              "  lockstep info state.snap\n"
+              "  " + tool_name() + " info fixtures/skirmish/skirmish.replay\n"
+              "  " + tool_name() + " info --sims\n"
+              "  " + tool_name() + " info --systems skirmish\n"
+              "  " + tool_name() + " info --json my.replay.partial\n"
+              "  " + tool_name() + " info state.snap\n"
               "Exit codes: 0 ok (warnings for truncated files go to stderr), 2 unreadable file.");
   return {app, [a] { return info_cmd(*a); }};
 }

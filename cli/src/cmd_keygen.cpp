@@ -24,8 +24,8 @@ int keygen_cmd(const KeygenArgs& a) {
   if (!a.match_key.empty()) {
     if (!rollback::write_match_key_file(a.match_key, rollback::random_match_key(), error))
       return report_error(false, kExitBadInput, error);
-    std::fprintf(stderr, "lockstep keygen: wrote the match key %s (give the same file to every peer: --key-file)\n",
-                 a.match_key.c_str());
+    std::fprintf(stderr, "%s keygen: wrote the match key %s (give the same file to every peer: --key-file)\n",
+                 tool_name().c_str(), a.match_key.c_str());
     return kExitOk;
   }
   rollback::PeerIdentity id;
@@ -35,8 +35,8 @@ int keygen_cmd(const KeygenArgs& a) {
     if (!rollback::make_peer_identity(id))
       return report_error(false, kExitBadInput, "keygen: this build has no libsodium: it cannot make key pairs");
     if (!rollback::write_peer_identity_file(a.identity, id, error)) return report_error(false, kExitBadInput, error);
-    std::fprintf(stderr, "lockstep keygen: wrote the identity %s (this peer's secret: --identity-file); its public key "
-                 "(a line of --peer-keys) is on stdout\n", a.identity.c_str());
+    std::fprintf(stderr, "%s keygen: wrote the identity %s (this peer's secret: --identity-file); its public key "
+                 "(a line of --peer-keys) is on stdout\n", tool_name().c_str(), a.identity.c_str());
   }
   std::printf("%s\n", rollback::key_hex(id.public_key).c_str());
   return kExitOk;
@@ -53,8 +53,8 @@ Command add_keygen(CLI::App& root) {
                   "Write a new match key (for 'peer --key-file': one secret shared by every peer) to this file");
   app->add_option("--public-of", a->public_of, "Print the public key of an existing identity file");
   app->footer("A match with per-peer authentication (4 peers):\n"
-              "  for i in 0 1 2 3; do lockstep keygen --identity p$i.id >> match.keys; done\n"
-              "  lockstep peer --sim skirmish --id 0 --identity-file p0.id --peer-keys match.keys --peers ...\n"
+              "  for i in 0 1 2 3; do " + tool_name() + " keygen --identity p$i.id >> match.keys; done\n"
+              "  " + tool_name() + " peer --sim skirmish --id 0 --identity-file p0.id --peer-keys match.keys --peers ...\n"
               "Each peer keeps its own .id file; match.keys (public) goes to every peer. Files are never overwritten.");
   return {app, [a] { return keygen_cmd(*a); }};
 }

@@ -39,7 +39,7 @@ int netsim_options(const NetsimArgs& a, rollback::NetsimOptions& o) {
 int netsim_cmd(const NetsimArgs& a) {
   rollback::NetsimOptions o;
   if (int rc = netsim_options(a, o); rc != kExitOk) return rc;
-  TimingTrace trace("lockstep netsim " + a.q.sim);
+  TimingTrace trace(tool_name() + " netsim " + a.q.sim);
   const auto start = std::chrono::steady_clock::now();
   rollback::NetsimMatch m = rollback::run_netsim_match(o, !a.bundle_dir.empty(), a.trace_out.empty() ? nullptr : &trace);
   const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
@@ -71,7 +71,7 @@ int netsim_cmd(const NetsimArgs& a) {
 Command add_netsim(CLI::App& root) {
   auto a = std::make_shared<NetsimArgs>();
   CLI::App* app = root.add_subcommand("netsim", "Play a rollback match between in-process peers over a simulated network");
-  app->add_option("--sim", a->q.sim, "Sim name (see 'lockstep info --sims')")->required();
+  app->add_option("--sim", a->q.sim, "Sim name (see '" + tool_name() + " info --sims')")->required();
   app->add_option("--peers", a->q.peers, "Peers (1..16); peer p owns player p, the rest spectate")->capture_default_str();
   app->add_option("--players", a->q.players, "Players (default: as many as the sim accepts, up to --peers)");
   app->add_option("--units", a->q.units, "Units, for sims that take it")->capture_default_str();
@@ -101,10 +101,10 @@ Command add_netsim(CLI::App& root) {
       ->check(CLI::Range(0, 64))->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
-              "  lockstep netsim --sim broken-peer --peers 2 --ticks 200 --hash-interval 1 --bundle-dir out/\n"
-              "  lockstep netsim --sim duel --peers 2 --latency-ms 80 --jitter-ms 30 --loss 0.1 --ticks 3600 --seed 1\n"
-              "  lockstep netsim --sim duel --peers 4 --latency-ms 150 --jitter-ms 50 --loss 0.2 --record match.replay\n"
-              "  lockstep netsim --sim skirmish --peers 4 --units 2000 --ticks 600 --json\n"
+              "  " + tool_name() + " netsim --sim broken-peer --peers 2 --ticks 200 --hash-interval 1 --bundle-dir out/\n"
+              "  " + tool_name() + " netsim --sim duel --peers 2 --latency-ms 80 --jitter-ms 30 --loss 0.1 --ticks 3600 --seed 1\n"
+              "  " + tool_name() + " netsim --sim duel --peers 4 --latency-ms 150 --jitter-ms 50 --loss 0.2 --record match.replay\n"
+              "  " + tool_name() + " netsim --sim skirmish --peers 4 --units 2000 --ticks 600 --json\n"
               "The same arguments always give the same run (simulated clock, seeded network).\n"
               "Exit codes: 0 all peers agree and the offline replay matches; 1 desync or disagreement;\n"
               "2 bad arguments or unwritable --record; 3 the match did not finish (no desync seen).");

@@ -112,7 +112,7 @@ std::string peer_failure_text(const rollback::UdpPeerFailure& f, const rollback:
       return "--checkpoint-every must be a multiple of --hash-interval (" + std::to_string(o.session.hash_interval) + ")";
     case P::PlayersOverPeers: return "--players must be <= the number of peers";
     case P::SpectatorOwnsPlayer: return "a spectator's --id must be >= --players (peer p owns player p)";
-    case P::PlayerOwnsNoPlayer: return "--id owns no player: use 'lockstep spectate' for a spectator";
+    case P::PlayerOwnsNoPlayer: return "--id owns no player: use '" + tool_name() + " spectate' for a spectator";
     case P::ExchangeWithRendezvous: return "--rendezvous publishes the exchange addresses: drop --exchange-peers";
     case P::ExchangePort: return "--bundle-dir: cannot derive an exchange port from '" + f.detail + "' (give --exchange-peers)";
     case P::ExchangeCount: return "--exchange-peers needs one address per peer, in peer-id order";
@@ -139,7 +139,7 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
   Clock::time_point t0;          // the frame loop's start
 
   void on_log(std::string_view line) override {
-    std::fprintf(stderr, "lockstep peer %u: %.*s\n", a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
+    std::fprintf(stderr, "%s peer %u: %.*s\n", tool_name().c_str(), a_.o.session.local_peer, static_cast<int>(line.size()), line.data());
   }
   void on_warning(rollback::UdpPeerWarning w, std::string_view) override { on_log(security_warning_text(w)); }
   void on_event(const rollback::SessionEvent& e) override {
@@ -148,7 +148,7 @@ class PeerPrinter final : public rollback::UdpPeerObserver {
       rejoined_after_s = std::chrono::duration<double>(Clock::now() - started_).count();
     }
     if (e.kind == rollback::SessionEventKind::Running)
-      std::fprintf(stderr, "lockstep peer %u: Synchronized with every peer, running (%.3f s)\n", a_.o.session.local_peer,
+      std::fprintf(stderr, "%s peer %u: Synchronized with every peer, running (%.3f s)\n", tool_name().c_str(), a_.o.session.local_peer,
                    std::chrono::duration<double>(Clock::now() - t0).count());
     const std::string line = rollback::describe_session_event(e);
     if (!line.empty()) on_log(line);
@@ -258,7 +258,7 @@ int peer_cmd(const PeerArgs& given) {
   PeerPrinter printer(a, peer);
   if (auto f = peer.open(printer))
     return report_error(a.json, kExitBadInput, peer_failure_text(*f, peer.options()), f->file ? &*f->file : nullptr);
-  std::fprintf(stderr, "lockstep peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", a.o.session.local_peer,
+  std::fprintf(stderr, "%s peer %u/%u: %s bound to %s, %u players, %llu ticks at %u Hz, %s messages%s\n", tool_name().c_str(), a.o.session.local_peer,
                peer.options().session.peers, a.sim.c_str(), peer.udp().local_address().c_str(), players,
                static_cast<unsigned long long>(a.o.ticks), a.o.tick_hz, rollback::wire_security_name(peer.session().config().security),
                peer.lossy() ? " (lossy link emulation on outgoing packets)" : "");
@@ -274,7 +274,7 @@ int peer_cmd(const PeerArgs& given) {
   if (printer.rejoined_after_s >= 0) o.rejoined_after_ms = static_cast<std::uint64_t>(printer.rejoined_after_s * 1000);
   if (peer.loop().stats().desyncs != 0) o.failure = "DESYNC: " + peer.loop().first_desync();
   std::fputs(peer_report(peer, o, a.json).c_str(), stdout);
-  if (!o.failure.empty()) std::fprintf(stderr, "lockstep peer %u: error: %s\n", a.o.session.local_peer, o.failure.c_str());
+  if (!o.failure.empty()) std::fprintf(stderr, "%s peer %u: error: %s\n", tool_name().c_str(), a.o.session.local_peer, o.failure.c_str());
   return o.exit;
 }
 }  // namespace
@@ -305,11 +305,11 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
   app->add_option("--hash-interval", a->o.session.hash_interval, "Hash exchange every K confirmed ticks")->capture_default_str();
   app->add_option("--session-id", a->o.session.session_id, "Match id: packets of other ids are dropped (no secret: it is sent in the clear)")->capture_default_str();
   app->add_option("--key-file", a->o.session.key_file,
-                  "The match's secret: 32 raw bytes or 64 hex digits ('lockstep keygen --match-key FILE'), the same "
+                  "The match's secret: 32 raw bytes or 64 hex digits ('" + tool_name() + " keygen --match-key FILE'), the same "
                   "file on every peer; every message is authenticated with it, so every player can impersonate every "
                   "other (without it the key is derived from --session-id: INSECURE, tests only)");
   app->add_option("--identity-file", a->o.session.identity_file,
-                  "This peer's secret key ('lockstep keygen --identity FILE'): with --peer-keys, each pair of peers "
+                  "This peer's secret key ('" + tool_name() + " keygen --identity FILE'): with --peer-keys, each pair of peers "
                   "authenticates with its own key, so no player can forge another's messages (--key-file then keys the "
                   "relay only)");
   app->add_option("--peer-keys", a->o.session.peer_keys_file,
@@ -372,11 +372,11 @@ Command add_spectate(CLI::App& root) {
       ->check(CLI::Range(1u, 64u));
   app->footer("The spectator is peer --id (>= --players) of the match: the players send it their inputs and hashes\n"
               "like to any peer, and nobody waits for its simulation. Example:\n"
-              "  lockstep spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
+              "  " + tool_name() + " spectate --sim duel --players 2 --id 2 --peers A0,A1,A2 --delay-frames 30 --record watch.replay\n"
               "Or, with no traffic to the players at all, from the recording a peer writes (--record FILE\n"
               "--checkpoint-every N), starting at its newest checkpoint:\n"
-              "  lockstep spectate --follow p0.replay --delay-ticks 120\n"
-              "Exit codes as for 'lockstep peer' (--follow: 1 when the state differs from the recording).");
+              "  " + tool_name() + " spectate --follow p0.replay --delay-ticks 120\n"
+              "Exit codes as for '" + tool_name() + " peer' (--follow: 1 when the state differs from the recording).");
   return {app, [a, f, app] {
             if (!f->watch.source.empty() || !f->watch.host.empty()) {
               f->json = a->json;
@@ -401,8 +401,8 @@ Command add_peer(CLI::App& root) {
   CLI::App* app = root.add_subcommand("peer", "Play one peer of a rollback match over UDP (bots play the local players)");
   add_common(app, a);
   app->footer("Example (two terminals):\n"
-              "  lockstep peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay --status\n"
-              "  lockstep peer --sim duel --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay --status\n"
+              "  " + tool_name() + " peer --sim duel --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay --status\n"
+              "  " + tool_name() + " peer --sim duel --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay --status\n"
               "Exit codes: 0 the match was confirmed to the end (a disconnected peer's player uses the default\n"
               "input); 1 desync, timeout or unfinished; 2 bad arguments, socket errors, rejected handshake.");
   return {app, [a] { return peer_cmd(*a); }};

@@ -37,7 +37,7 @@ int report_query_error(bool json, const std::string& query, const inspect::Query
   const std::string head = (from > 0 ? "..." : "") + inspect::printable_excerpt(std::string_view(query).substr(from, at - from), kBefore);
   std::string tail = inspect::printable_excerpt(std::string_view(query).substr(at), kAfter);
   if (query.size() - at > kAfter) tail = tail.substr(0, tail.find("...(")) + "...";
-  std::fprintf(stderr, "lockstep: error: %s\n  %s%s\n  %s^\n", message.c_str(), head.c_str(), tail.c_str(),
+  std::fprintf(stderr, "%s: error: %s\n  %s%s\n  %s^\n", tool_name().c_str(), message.c_str(), head.c_str(), tail.c_str(),
                std::string(head.size(), ' ').c_str());
   if (json) {
     Json j;
@@ -74,10 +74,10 @@ Command add_query(CLI::App& root) {
   app->add_option("--side", a->side, "Bundles: which side (0 or 1)")->capture_default_str();
   app->add_flag("--json", a->json, "JSON on stdout (fixed-point values as exact decimal strings)");
   app->footer("Examples:\n"
-              "  lockstep query fixtures/skirmish/skirmish.replay --tick 300 \\\n"
+              "  " + tool_name() + " query fixtures/skirmish/skirmish.replay --tick 300 \\\n"
               "      \"Team, Health where Team.owner == 1 and Health.hp < 50 order by Health.hp desc limit 5\"\n"
-              "  lockstep query fixtures/skirmish/skirmish.replay \"count Team where Team.kind == 1\"\n"
-              "  lockstep query state.lssnap \"Position where inside(Position.p, [0, 0], [32, 32])\"\n"
+              "  " + tool_name() + " query fixtures/skirmish/skirmish.replay \"count Team where Team.kind == 1\"\n"
+              "  " + tool_name() + " query state.lssnap \"Position where inside(Position.p, [0, 0], [32, 32])\"\n"
               "EXPR: and / or / not / ( ) over Comp.path OP value (== != < <= > >=), "
               "inside(Comp.vec, [x, y], [x, y]), within(Comp.vec, [x, y], r).\n"
               "Exit codes: 0 ok; 2 bad input (malformed query: the column is named and marked).");

@@ -58,7 +58,7 @@ int record_cmd(const RecordArgs& a) {
 Command add_record(CLI::App& root) {
   auto a = std::make_shared<RecordArgs>();
   CLI::App* app = root.add_subcommand("record", "Record a bot-driven match into a replay file");
-  app->add_option("--sim", a->sim, "Sim name (see 'lockstep info --sims')")->required();
+  app->add_option("--sim", a->sim, "Sim name (see '" + tool_name() + " info --sims')")->required();
   app->add_option("--bot", a->bot, "Bot seed (every player's bot derives from it)")->required();
   app->add_option("--ticks", a->ticks, "Number of ticks to record")->required()->check(CLI::Range(std::uint64_t{0}, std::uint64_t{100000000}));
   app->add_option("-o,--output", a->out, "Output file (.replay binary; .json for the JSON form)")->required();
@@ -72,9 +72,9 @@ Command add_record(CLI::App& root) {
   app->add_option("--block-ticks", a->block_ticks, "Input frames per block (1..4096)")->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable summary on stdout");
   app->footer("Examples:\n"
-              "  lockstep record --sim skirmish --bot 1 --ticks 600 --units 2000 -o skirmish.replay\n"
-              "  lockstep record --sim duel --bot 7 --ticks 1800 -o duel.replay --checkpoint-every 600\n"
-              "  lockstep record --sim duel --bot 7 --ticks 60 -o small.json\n"
+              "  " + tool_name() + " record --sim skirmish --bot 1 --ticks 600 --units 2000 -o skirmish.replay\n"
+              "  " + tool_name() + " record --sim duel --bot 7 --ticks 1800 -o duel.replay --checkpoint-every 600\n"
+              "  " + tool_name() + " record --sim duel --bot 7 --ticks 60 -o small.json\n"
               "The file is written as FILE.partial and renamed on success; a killed recording leaves\n"
               "FILE.partial, loadable up to its last complete block.\n"
               "Exit codes: 0 ok, 2 bad arguments, unknown sim or I/O error.");

@@ -29,7 +29,7 @@ int run_cmd(const RunArgs& a) {
   if (!runner.status().ok())
     return report_error(a.json, kExitBadInput, loaded.name + ": cannot build the sim: " + runner.status().message());
   const replay::Replay& r = loaded.replay;
-  TimingTrace trace("lockstep run " + loaded.name);
+  TimingTrace trace(tool_name() + " run " + loaded.name);
   if (!a.trace_out.empty()) runner.set_probe(&trace.lane(0, "sim"));
   std::uint64_t checked = 0;
   std::string divergence;
@@ -47,7 +47,7 @@ int run_cmd(const RunArgs& a) {
   if (!a.trace_out.empty())  // also for a desync: the trace shows the ticks up to it
     if (int wrc = write_timing_trace(trace, a.trace_out, a.json); wrc != kExitOk) return wrc;
   if (rc == kExitMismatch) {
-    std::fprintf(stderr, "lockstep: DESYNC %s: %s\n", loaded.name.c_str(), divergence.c_str());
+    std::fprintf(stderr, "%s: DESYNC %s: %s\n", tool_name().c_str(), loaded.name.c_str(), divergence.c_str());
     std::fputs(inspect::run_desync_report(loaded.name, divergence, a.json).c_str(), stdout);
     return kExitMismatch;
   }
@@ -67,9 +67,9 @@ Command add_run(CLI::App& root) {
   app->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
   app->add_option("--trace-out", args->trace_out, "Write a Chrome trace-event JSON timing trace (Perfetto, chrome://tracing)");
   app->footer("Examples:\n"
-              "  lockstep run\n"
-              "  lockstep run fixtures/duel/duel.replay\n"
-              "  lockstep run --json my.replay\n"
+              "  " + tool_name() + " run\n"
+              "  " + tool_name() + " run fixtures/duel/duel.replay\n"
+              "  " + tool_name() + " run --json my.replay\n"
               "Exit codes: 0 ok, 1 a recorded hash differs, 2 unreadable or mismatched replay.");
   return {app, [args] { return run_cmd(*args); }};
 }

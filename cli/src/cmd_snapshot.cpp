@@ -54,7 +54,7 @@ int snapshot_cmd(const SnapshotArgs& a) {
   if (!c.error.empty()) return report_error(a.json, kExitBadInput, c.error);
   const inspect::SnapshotCheckReport report = inspect::snapshot_check_report(a.check, loaded.name, a.tick, c, at, a.json);
   std::fputs(report.report.c_str(), stdout);
-  std::fputs(report.log.c_str(), stderr);
+  if (!report.log.empty()) std::fputs((tool_name() + ": " + report.log).c_str(), stderr);
   return c.same ? kExitOk : kExitMismatch;
 }
 }  // namespace
@@ -68,8 +68,8 @@ Command add_snapshot(CLI::App& root) {
   app->add_option("--check", a->check, "Snapshot file to load and compare with the replayed state");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
-              "  lockstep snapshot fixtures/duel/duel.replay --tick 600 -o duel-600.snap\n"
-              "  lockstep snapshot fixtures/duel/duel.replay --tick 600 --check duel-600.snap\n"
+              "  " + tool_name() + " snapshot fixtures/duel/duel.replay --tick 600 -o duel-600.snap\n"
+              "  " + tool_name() + " snapshot fixtures/duel/duel.replay --tick 600 --check duel-600.snap\n"
               "Exit codes: 0 written / identical; 1 the loaded state differs (parts named);\n"
               "2 unreadable or mismatched input, tick past the end, unwritable output.");
   return {app, [a] { return snapshot_cmd(*a); }};

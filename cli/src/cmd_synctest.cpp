@@ -93,7 +93,12 @@ int synctest_cmd(const SyncArgs& a) {
   if (!r.ok) {
     const std::string parts = rollback::describe_synctest_difference(*sim, config, r);
     const rollback::SyncTestReport report = rollback::synctest_desync_report(name, a.distance, r, parts, a.json);
-    std::fputs(report.log.c_str(), stderr);
+    std::fputs((tool_name() + ": " + report.log).c_str(), stderr);
+    // The plain gate names the tick and the components; the per-system one the rest.
+    std::fprintf(stderr,
+                 "%s: hint: run it again with --per-system to name the system, entity and field that differ, and "
+                 "--bundle-dir DIR to keep both states for '%s diff'\n",
+                 tool_name().c_str(), tool_name().c_str());
     std::fputs(report.report.c_str(), stdout);
     return kExitMismatch;
   }
@@ -126,9 +131,9 @@ Command add_synctest(CLI::App& root) {
       ->check(CLI::Range(0, 64))->capture_default_str();
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
-              "  lockstep synctest fixtures/skirmish/skirmish.replay --check-distance 8\n"
-              "  lockstep synctest --sim broken-static --ticks 50 --per-system --bundle-dir /tmp\n"
-              "  lockstep synctest --sim duel --bot 7 --ticks 1800 --check-distance 4\n"
+              "  " + tool_name() + " synctest fixtures/skirmish/skirmish.replay --check-distance 8\n"
+              "  " + tool_name() + " synctest --sim broken-static --ticks 50 --per-system --bundle-dir /tmp\n"
+              "  " + tool_name() + " synctest --sim duel --bot 7 --ticks 1800 --check-distance 4\n"
               "Exit codes: 0 every resimulated hash matches; 1 the first mismatching tick and the\n"
               "differing components are named; 2 bad arguments or unreadable replay.");
   return {app, [a] { return synctest_cmd(*a); }};

@@ -78,9 +78,9 @@ Command add_trace(CLI::App& root) {
       ->check(CLI::Range(0, 64))->capture_default_str();
   add_farm_options(*app, a->farm, false);
   app->footer("Examples:\n"
-              "  lockstep trace fixtures/duel/duel.replay -o duel.trace\n"
-              "  lockstep trace my.replay | head\n"
-              "  diff <(lockstep trace a.replay) <(lockstep trace b.replay) | head -2   # first divergent tick\n"
+              "  " + tool_name() + " trace fixtures/duel/duel.replay -o duel.trace\n"
+              "  " + tool_name() + " trace my.replay | head\n"
+              "  diff <(" + tool_name() + " trace a.replay) <(" + tool_name() + " trace b.replay) | head -2   # first divergent tick\n"
               "Line format: <tick> <total> entities=<hex> archetypes=<hex> resources=<hex> <Component>=<hex>...\n"
               "Exit codes: 0 ok, 2 unreadable or mismatched replay / unwritable output.");
   return {app, [a] {

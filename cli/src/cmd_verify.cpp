@@ -49,7 +49,7 @@ int verify_against(const std::string& pa, const std::string& pb, const std::stri
   if (!bundle_dir.empty() &&
       !write_bundle_reporting(bundle_dir, inspect::against_bundle(*a.sim, a.replay, pa, b.replay, pb, c, f), bundle))
     return kExitBadInput;
-  std::fprintf(stderr, "lockstep: DESYNC %s against %s: %s\n", pa.c_str(), pb.c_str(), f.report.c_str());
+  std::fprintf(stderr, "%s: DESYNC %s against %s: %s\n", tool_name().c_str(), pa.c_str(), pb.c_str(), f.report.c_str());
   std::fputs(inspect::against_desync_report(pa, pb, c, f, bundle, json).c_str(), stdout);
   return kExitMismatch;
 }
@@ -66,7 +66,7 @@ int report_verify_desync(const VerifyArgs& a, const Loaded& loaded, const replay
                                v.tick, "DESYNC at tick " + std::to_string(v.tick) + " (vs " + v.against + "): " + d.parts);
     if (!write_bundle_reporting(a.bundle_dir, b, bundle)) return kExitBadInput;
   }
-  std::fprintf(stderr, "lockstep: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", loaded.name.c_str(),
+  std::fprintf(stderr, "%s: DESYNC %s: first divergent tick %llu (vs %s): differs: %s\n", tool_name().c_str(), loaded.name.c_str(),
                static_cast<unsigned long long>(v.tick), v.against.c_str(), d.parts.c_str());
   std::fputs(inspect::verify_desync_report(loaded.name, v, d, bundle, a.json).c_str(), stdout);
   return kExitMismatch;
@@ -112,13 +112,13 @@ int verify_cmd(const VerifyArgs& a) {
   if (v.bad_input()) return report_error(a.json, kExitBadInput, v.error);
   if (v.ok) {
     if (v.compared_nothing())
-      std::fprintf(stderr, "lockstep: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n",
+      std::fprintf(stderr, "%s: warning: %s has no recorded hashes and no --trace was given; nothing was compared\n", tool_name().c_str(),
                    loaded.name.c_str());
     std::fputs(inspect::verify_ok_report(loaded.name, v, loaded.replay.complete, a.json).c_str(), stdout);
     return kExitOk;
   }
   if (v.lengths_differ) {  // the golden trace is longer or shorter: no state to look at
-    std::fprintf(stderr, "lockstep: MISMATCH %s at tick %llu (%s): %s\n", loaded.name.c_str(),
+    std::fprintf(stderr, "%s: MISMATCH %s at tick %llu (%s): %s\n", tool_name().c_str(), loaded.name.c_str(),
                  static_cast<unsigned long long>(v.tick), v.against.c_str(), v.differs.c_str());
     std::fputs(inspect::verify_length_report(loaded.name, v, a.json).c_str(), stdout);
     return kExitMismatch;
@@ -143,11 +143,11 @@ Command add_verify(CLI::App& root) {
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   add_farm_options(*app, a->farm, true);
   app->footer("Examples:\n"
-              "  lockstep verify fixtures/skirmish/skirmish.replay --trace fixtures/skirmish/skirmish.trace\n"
-              "  lockstep verify replays/ --traces-beside --jobs 4 --shard 2/8 --junit verify.xml\n"
-              "  lockstep verify built-with-gcc.replay --against built-with-clang.replay --bundle-dir out/\n"
-              "  lockstep verify my.replay --json\n"
-              "  lockstep verify my.replay --per-system --bundle-dir out/\n"
+              "  " + tool_name() + " verify fixtures/skirmish/skirmish.replay --trace fixtures/skirmish/skirmish.trace\n"
+              "  " + tool_name() + " verify replays/ --traces-beside --jobs 4 --shard 2/8 --junit verify.xml\n"
+              "  " + tool_name() + " verify built-with-gcc.replay --against built-with-clang.replay --bundle-dir out/\n"
+              "  " + tool_name() + " verify my.replay --json\n"
+              "  " + tool_name() + " verify my.replay --per-system --bundle-dir out/\n"
               "Exit codes: 0 every tick matches; 1 first divergent tick and the differing components\n"
               "are named; 2 unreadable or mismatched input (bad file, unknown sim, schema change).");
   return {app, [a] {

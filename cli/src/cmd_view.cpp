@@ -77,7 +77,7 @@ int view_cmd(const ViewArgs& a) {
   viewer::WrittenPage page = viewer::wants_wasm_page(a.wasm, a.page)
                                  ? viewer::write_wasm_page(a.file, a.out, a.page)
                                  : viewer::write_frames_page(a.file, a.out, a.embed_limit_mib,
-                                                             "Every tick: lockstep view FILE --serve");
+                                                             "Every tick: " + tool_name() + " view FILE --serve");
   // The library's conditions in the terms of this command's flags.
   if (page.problem == viewer::WrittenPageProblem::TemplateNotFound) page.error = page_template_not_found(page.looked);
   if (page.problem == viewer::WrittenPageProblem::OverEmbedLimit)
@@ -112,9 +112,9 @@ Command add_view(CLI::App& root) {
                                            "); implies --wasm; default: LOCKSTEP_VIEWER_PAGE, beside the tool, ../share/lockstep/");
   app->add_flag("--json", a->json, "Machine-readable result on stdout");
   app->footer("Examples:\n"
-              "  lockstep view fixtures/skirmish/skirmish.replay -o skirmish.html\n"
-              "  lockstep view desync-verify-tick140.lsbundle -o desync.html\n"
-              "  lockstep view fixtures/skirmish/skirmish.replay --serve --port 8023\n"
+              "  " + tool_name() + " view fixtures/skirmish/skirmish.replay -o skirmish.html\n"
+              "  " + tool_name() + " view desync-verify-tick140.lsbundle -o desync.html\n"
+              "  " + tool_name() + " view fixtures/skirmish/skirmish.replay --serve --port 8023\n"
               "The page plays the replay at its tick rate (pause/step/seek), shows each tick's hash and its\n"
               "per-component breakdown, and for a bundle both sides with the diverged entities highlighted.\n"
               "Entities are drawn by the sim's drawing hint (replay::DrawHint), else listed.\n"

@@ -17,7 +17,7 @@ namespace lockstep::cli {
 // ---- reporting -------------------------------------------------------------------------
 
 int report_error(bool json, int code, const std::string& message, const replay::ReplayStatus* st) {
-  std::fprintf(stderr, "lockstep: error: %s\n", inspect::terminal_safe(message).c_str());
+  std::fprintf(stderr, "%s: error: %s\n", tool_name().c_str(), inspect::terminal_safe(message).c_str());
   if (json) {
     Json j;
     j.begin().field("ok", false).field("exit", code).field("error", message);
@@ -32,7 +32,7 @@ int report_error(bool json, int code, const std::string& message, const replay::
 }
 
 void print_warnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "lockstep: warning: %s\n", w.c_str());
+  for (const std::string& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool_name().c_str(), w.c_str());
 }
 
 std::string hex(std::uint64_t v) { return to_hex(v); }

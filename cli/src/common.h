@@ -114,5 +114,8 @@ std::string bot_match_error(const replay::BotMatch& match, const replay::Sim* si
 
 // The tool being run (set once by lockstep::cli::main): its name and default replay.
 const ToolInfo& tool() noexcept;
+// Its name as its user runs it ("lockstep", or the NAME given to lockstep_add_tool): the prefix
+// of every message and the program of every command a message or a help text suggests.
+std::string tool_name();
 
 }  // namespace lockstep::cli

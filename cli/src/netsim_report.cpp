@@ -2,6 +2,8 @@
 // parsing only; the match gets the integer units.
 #include "netsim_report.h"
 
+#include "common.h"
+
 #include <lockstep/hash/state_hash.h>
 #include <lockstep/replay/open_replay.h>
 #include <lockstep/replay/sim.h>
@@ -118,7 +120,7 @@ std::string netsim_report_text(const NetsimRequest& a, const rollback::NetsimOpt
   else
     s += std::string(m.unfinished_only ? "UNFINISHED" : "DESYNC") + ": " + netsim_failure_reason(r) + "\n";
   if (!out.recorded.empty())
-    s += "recorded the confirmed inputs and hashes to " + out.recorded + " (re-check: lockstep verify " +
+    s += "recorded the confirmed inputs and hashes to " + out.recorded + " (re-check: " + tool_name() + " verify " +
          out.recorded + ")\n";
   return s;
 }
@@ -147,12 +149,12 @@ std::string netsim_report_json(const NetsimRequest& a, const rollback::NetsimOpt
 std::string netsim_failure_text(const NetsimRequest& a, const rollback::NetsimReport& r, const std::string& evidence) {
   std::string s;
   if (!r.finished)
-    s += "lockstep: netsim did not finish: not every peer confirmed " + netsim_n(a.ticks) + " ticks within " +
+    s += tool_name() + ": netsim did not finish: not every peer confirmed " + netsim_n(a.ticks) + " ticks within " +
          netsim_n(r.frames) + " frames\n";
   if (r.desync_count != 0)
-    s += "lockstep: DESYNC detected " + netsim_n(r.desync_count) + " times by the hash exchange; first: " + evidence;
-  if (!r.peers_agree) s += "lockstep: DESYNC " + r.disagreement + "\n";
-  if (!r.offline_agrees) s += "lockstep: DESYNC " + r.offline_mismatch + "\n";
+    s += tool_name() + ": DESYNC detected " + netsim_n(r.desync_count) + " times by the hash exchange; first: " + evidence;
+  if (!r.peers_agree) s += tool_name() + ": DESYNC " + r.disagreement + "\n";
+  if (!r.offline_agrees) s += tool_name() + ": DESYNC " + r.offline_mismatch + "\n";
   return s;
 }
 

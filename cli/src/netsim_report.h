@@ -59,7 +59,7 @@ struct NetsimOutcome {
 // seed S", netsim_peer_table, "network:" and "frames: F (S s of simulated time for T s of ticks;
 // W s wall)" lines, then "OK: every peer confirmed all N ticks ... (final hash H)" or "DESYNC:
 // <why>" / "UNFINISHED: <why>", and "recorded the confirmed inputs and hashes to P (re-check:
-// lockstep verify P)" when recorded; every line ends in '\n'.
+// TOOL verify P)" when recorded; every line ends in '\n'. TOOL: the tool's name (tool_name()).
 std::string netsim_report_text(const NetsimRequest& request, const rollback::NetsimOptions& options,
                                const rollback::NetsimMatch& match, const NetsimOutcome& outcome);
 // One JSON object and '\n': ok, exit, sim, peers, players, ticks, latency_ms, jitter_ms, loss,
@@ -68,7 +68,7 @@ std::string netsim_report_text(const NetsimRequest& request, const rollback::Net
 // network and per_peer.
 std::string netsim_report_json(const NetsimRequest& request, const rollback::NetsimOptions& options,
                                const rollback::NetsimMatch& match, const NetsimOutcome& outcome);
-// A failed match's lines for stderr ("lockstep: netsim did not finish: ...", "lockstep: DESYNC
+// A failed match's lines for stderr ("TOOL: netsim did not finish: ...", "TOOL: DESYNC
 // ..."), each ending in '\n' (the evidence's own lines included); "" when the match is ok.
 std::string netsim_failure_text(const NetsimRequest& request, const rollback::NetsimReport& report,
                                 const std::string& evidence);

@@ -38,7 +38,7 @@ int finish_stdout(int rc) {
   const bool flushed = std::fflush(stdout) == 0;
   const int err = errno;
   if (flushed && std::ferror(stdout) == 0) return rc;
-  std::fprintf(stderr, "lockstep: error: cannot write standard output: %s\n",
+  std::fprintf(stderr, "%s: error: cannot write standard output: %s\n", tool_name().c_str(),
                !flushed && err != 0 ? std::strerror(err) : "write error");
   // A mismatch found stays a mismatch; otherwise the lost output makes the run a failure.
   return rc == kExitOk ? int{kExitBadInput} : rc;
@@ -51,7 +51,7 @@ int write_timing_trace(const TimingTrace& trace, const std::string& path, bool j
   hash::WriteFailure failure;
   if (!hash::write_file_atomically(path, text.data(), text.size(), failure))
     return report_error(json, kExitBadInput, "cannot write the timing trace " + failure.failed_path + ": " + failure.what);
-  if (!json) std::fprintf(stderr, "lockstep: timing trace (%zu slices) written to %s\n", trace.events().size(), path.c_str());
+  if (!json) std::fprintf(stderr, "%s: timing trace (%zu slices) written to %s\n", tool_name().c_str(), trace.events().size(), path.c_str());
   return kExitOk;
 }
 

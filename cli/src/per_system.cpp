@@ -19,7 +19,7 @@ int report_system_divergence(const std::string& gate, const std::string& name, c
     const inspect::Bundle b = inspect::synctest_bundle(sim, config, r, "DESYNC " + where, gate);
     if (!write_bundle_reporting(bundle_dir, b, bundle)) return kExitBadInput;
   }
-  std::fprintf(stderr, "lockstep: DESYNC %s: running tick %llu twice from the same state: %s\n", name.c_str(),
+  std::fprintf(stderr, "%s: DESYNC %s: running tick %llu twice from the same state: %s\n", tool_name().c_str(), name.c_str(),
                static_cast<unsigned long long>(r.tick), where.c_str());
   std::fputs(inspect::system_divergence_report(name, r, bundle, json).c_str(), stdout);
   return kExitMismatch;

@@ -22,8 +22,6 @@ using lockstep::World;
 using lockstep::Write;
 using lockstep::replay::SimConfig;
 
-constexpr fixed kHalfSize = 40_fx;     // the arena is [-40, 40]^2
-constexpr fixed kRingRadius = 10_fx;
 constexpr fixed kSpeed = 0.25_fx;
 constexpr fixed kChargeSpeed = 0.5_fx;
 constexpr fixed kRallyStep = 0.5_fx;
@@ -211,6 +209,37 @@ class ArenaSim final : public lockstep::replay::Sim {
 void register_sims() {
   static const ArenaSim sim;
   lockstep::replay::register_sim(sim);
+}
+
+const char* team_colour(std::uint32_t team) noexcept {
+  static constexpr const char* kColours[kMaxPlayers] = {"red", "blue", "green", "yellow"};
+  return kColours[team % kMaxPlayers];
+}
+
+std::string score_text(const Score& score, std::uint32_t players) {
+  std::string s = "score (kills):";
+  for (std::uint32_t t = 0; t < players && t < kMaxPlayers; ++t)
+    s += std::string(t == 0 ? " " : ", ") + team_colour(t) + " " + std::to_string(score.kills[t]);
+  return s;
+}
+
+std::string result_text(const Score& score, std::uint32_t players) {
+  players = std::min(players, kMaxPlayers);
+  if (players == 0) return "no winner: no teams";
+  std::uint32_t best = 0;
+  for (std::uint32_t t = 1; t < players; ++t)
+    if (score.kills[t] > score.kills[best]) best = t;
+  std::uint32_t second = best == 0 ? 1 : 0;
+  for (std::uint32_t t = 0; t < players; ++t)
+    if (t != best && score.kills[t] > score.kills[second]) second = t;
+  const std::uint32_t top = score.kills[best];
+  if (players < 2) return std::string(team_colour(best)) + " wins, " + std::to_string(top) + " kills";
+  if (top == 0) return "no winner: no kills";
+  if (score.kills[second] == top) return "draw: " + std::to_string(top) + " kills each";
+  std::string s = std::string(team_colour(best)) + " wins, " + std::to_string(top) + " kills to " +
+                  std::to_string(score.kills[second]);
+  if (players > 2) s += std::string(" (") + team_colour(second) + ")";
+  return s;
 }
 
 }  // namespace arena

@@ -7,6 +7,7 @@
 #include <lockstep/vec.h>
 
 #include <cstdint>
+#include <string>
 
 namespace arena {
 
@@ -49,6 +50,21 @@ struct Score {
 };
 LOCKSTEP_COMPONENT(Score, kills, in_ring, respawns, reserved);
 
+// The arena is [-kHalfSize, kHalfSize]^2; fights happen only inside the ring, within
+// kRingRadius of the centre.
+inline constexpr fixed kHalfSize = 40_fx;
+inline constexpr fixed kRingRadius = 10_fx;
+
 void register_sims();
+
+// What a player reads (display only, not simulation): the teams are named by colour, player
+// t's team is colours()[t % 4].
+const char* team_colour(std::uint32_t team) noexcept;
+// The score line: "score (kills): red 3, blue 1" for `players` teams.
+std::string score_text(const Score& score, std::uint32_t players);
+// The match's result: "red wins, 3 kills to 1"; with more teams the runner-up's kills,
+// "blue wins, 4 kills to 2 (green)"; "draw: 2 kills each" when the top teams are level
+// ("no winner: no kills" when nobody scored).
+std::string result_text(const Score& score, std::uint32_t players);
 
 }  // namespace arena

@@ -47,12 +47,37 @@ struct Options {
   std::uint64_t seed = 1;
 };
 
+constexpr const char* kUsage =
+    "usage: arena-play --id N --peers HOST:PORT,HOST:PORT [--record FILE] [--key-file FILE | --no-auth]\n"
+    "                  [--ticks N] [--units N] [--seed N] [--session-id N]\n";
+
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "arena-play: %s\nusage: arena-play --id N --peers HOST:PORT,HOST:PORT [--record FILE] [--key-file FILE | "
-               "--no-auth]\n                  [--ticks N] [--units N] [--seed N] [--session-id N]\n",
-               why);
+  std::fprintf(stderr, "arena-play: %s\n%s", why, kUsage);
   std::exit(2);
+}
+
+[[noreturn]] void help() {
+  std::printf("arena-play: two people play arena over UDP, each in a terminal.\n%s"
+              "\n"
+              "  --id N              0 or 1: which player you are (0 red, 1 blue)\n"
+              "  --peers A,B         player 0's address, then player 1's (both processes get the same list)\n"
+              "  --record FILE       record the confirmed match (verify it with arena-lockstep verify FILE)\n"
+              "  --key-file FILE     the match key both players share; --no-auth: unauthenticated messages\n"
+              "  --ticks N           the match's length in ticks at 60 Hz (default 3600, a minute)\n"
+              "  --units N           fighters per team (default 12)\n"
+              "  --seed N            the world's seed (default 1)\n"
+              "  --session-id N      tells matches on the same ports apart (default 1)\n"
+              "\n"
+              "How to play: your fighters follow your rally point X. They fight only inside the ring (the dots\n"
+              "in the middle): lead them there with the arrow keys or WASD, space charges (faster), q leaves.\n"
+              "In the ring every fighter is hit by the enemies around it; each fighter that falls scores a kill\n"
+              "for the strongest enemy team there. When the time is up, the team with the most kills wins.\n"
+              "\n"
+              "Example (two terminals):\n"
+              "  arena-play --id 0 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p0.replay\n"
+              "  arena-play --id 1 --peers 127.0.0.1:7000,127.0.0.1:7001 --record p1.replay\n",
+              kUsage);
+  std::exit(0);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -74,6 +99,7 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
+    if (k == "--help" || k == "-h") help();
     if (k == "--no-auth") {
       o.no_auth = true;
       continue;
@@ -209,7 +235,8 @@ class PersonHost final : public rb::MatchHost {
 // ---- drawing ---------------------------------------------------------------------------------
 constexpr int kCols = 64, kRows = 24;
 
-void draw(const ls::World& world, const rb::RollbackSession& session, std::uint32_t me, const std::string& note) {
+void draw(const ls::World& world, const rb::RollbackSession& session, std::uint32_t me, std::uint64_t end_tick,
+          const std::string& note) {
   // lockstep: allow(static) the terminal picture, redrawn from the world every frame, never read by the sim
   static char grid[kRows][kCols + 1];
   // lockstep: allow(static) the terminal picture's colours, redrawn every frame, never read by the sim
@@ -220,10 +247,18 @@ void draw(const ls::World& world, const rb::RollbackSession& session, std::uint3
     std::memset(team[r], 0xFF, kCols);
   }
   // World [-40, 40]^2 onto the grid; y grows upwards on screen.
-  const auto cell = [](ls::fixed x, ls::fixed y, int& c, int& r) {
-    c = static_cast<int>(std::clamp<std::int64_t>(ls::floor_int((x + ls::fixed(40)) * ls::fixed(kCols - 1) / ls::fixed(80)), 0, kCols - 1));
-    r = static_cast<int>(std::clamp<std::int64_t>(ls::floor_int((ls::fixed(40) - y) * ls::fixed(kRows - 1) / ls::fixed(80)), 0, kRows - 1));
+  const ls::fixed half = arena::kHalfSize, size = arena::kHalfSize * 2;
+  const auto cell = [&](ls::fixed x, ls::fixed y, int& c, int& r) {
+    c = static_cast<int>(std::clamp<std::int64_t>(ls::floor_int((x + half) * ls::fixed(kCols - 1) / size), 0, kCols - 1));
+    r = static_cast<int>(std::clamp<std::int64_t>(ls::floor_int((half - y) * ls::fixed(kRows - 1) / size), 0, kRows - 1));
   };
+  // The ring, where fights happen: every cell whose centre lies inside it, dotted.
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < kCols; ++c) {
+      const ls::fixed x = ls::fixed(c) * size / ls::fixed(kCols - 1) - half;
+      const ls::fixed y = half - ls::fixed(r) * size / ls::fixed(kRows - 1);
+      if (x * x + y * y < arena::kRingRadius * arena::kRingRadius) grid[r][c] = '.';
+    }
   (void)world.each<arena::Position, arena::Fighter>([&](ls::Entity, const arena::Position& p, const arena::Fighter& f) {
     int c, r;
     cell(p.p.x, p.p.y, c, r);
@@ -250,11 +285,14 @@ void draw(const ls::World& world, const rb::RollbackSession& session, std::uint3
     out += "|\x1b[K\r\n";
   }
   char line[200];
-  std::snprintf(line, sizeof line, "you: player %u (%s)  tick %llu  confirmed %llu  kills %u:%u  rollbacks %llu  %s\x1b[K\r\n",
-                me, me == 0 ? "red" : "blue", static_cast<unsigned long long>(session.current_tick()),
-                static_cast<unsigned long long>(session.confirmed_tick()), score != nullptr ? score->kills[0] : 0,
-                score != nullptr ? score->kills[1] : 0, static_cast<unsigned long long>(session.stats().rollbacks), note.c_str());
+  std::snprintf(line, sizeof line, "you: player %u (%s)  tick %llu/%llu  confirmed %llu  rollbacks %llu  %s\x1b[K\r\n", me,
+                arena::team_colour(me), static_cast<unsigned long long>(session.current_tick()),
+                static_cast<unsigned long long>(end_tick), static_cast<unsigned long long>(session.confirmed_tick()),
+                static_cast<unsigned long long>(session.stats().rollbacks), note.c_str());
   out += line;
+  out += (score != nullptr && ctl != nullptr ? arena::score_text(*score, ctl->players) : std::string("score (kills): -")) +
+         "\x1b[K\r\n";
+  out += "fights happen only inside the ring (the dots in the middle): lead your fighters there\x1b[K\r\n";
   out += "arrows/WASD move your rally point X, space charges, q leaves\x1b[K\r\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
@@ -332,7 +370,7 @@ int play(const Options& o) {
       rc = 2;
       break;
     }
-    draw(runner.world(), session, o.id, host.note);
+    draw(runner.world(), session, o.id, o.ticks, host.note);
     pacer.wait_next_frame();
   }
   restore_terminal();
@@ -350,6 +388,11 @@ int play(const Options& o) {
               static_cast<unsigned long long>(runner.hash().total), o.record.empty() ? "" : ", recorded to ",
               o.record.c_str());
   if (!failure.empty()) std::fprintf(stderr, "arena-play: %s\n", failure.c_str());
+  // The verdict, last: the confirmed end of the match only (a match left early has none).
+  const arena::Score* score = runner.world().readResource<arena::Score>();
+  if (rc == 0 && score != nullptr)
+    std::printf("arena-play: %s; %s\n", arena::result_text(*score, config.players).c_str(),
+                arena::score_text(*score, config.players).c_str());
   return rc;
 }
 

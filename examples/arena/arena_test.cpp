@@ -54,3 +54,24 @@ TEST(Arena, ANetsimMatchOverALossyNetworkStaysInSync) {
   o.network.latency_us = 60000;
   EXPECT_TRUE(lt::NetsimStaysInSync(o));
 }
+
+// What arena-play shows a player: the score line, labelled, and the result at the end.
+TEST(Arena, TheScoreLineNamesTeamsAndKills) {
+  arena::Score s{};
+  s.kills[0] = 3;
+  s.kills[1] = 1;
+  EXPECT_EQ(arena::score_text(s, 2), "score (kills): red 3, blue 1");
+  s.kills[2] = 7;
+  EXPECT_EQ(arena::score_text(s, 3), "score (kills): red 3, blue 1, green 7");
+}
+
+TEST(Arena, TheResultNamesTheWinnerOrADraw) {
+  arena::Score s{};
+  EXPECT_EQ(arena::result_text(s, 2), "no winner: no kills");
+  s.kills[1] = 4;
+  EXPECT_EQ(arena::result_text(s, 2), "blue wins, 4 kills to 0");
+  s.kills[0] = 4;
+  EXPECT_EQ(arena::result_text(s, 2), "draw: 4 kills each");
+  s.kills[2] = 9;
+  EXPECT_EQ(arena::result_text(s, 3), "green wins, 9 kills to 4 (red)");
+}

@@ -117,6 +117,61 @@ SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks,
   return r;
 }
 
+SystemSyncResult compare_tick_by_system(replay::Runner& a, replay::Runner& b, std::span<const std::byte> inputs,
+                                        const DiffOptions& options, const std::function<void(std::uint32_t)>& before_run) {
+  SystemSyncResult r;
+  r.status = a.status();
+  if (r.status.ok()) r.status = b.status();
+  if (!r.status.ok()) return r;
+  if (stage_count(a) != stage_count(b)) {
+    r.status = {ErrorCode::InvalidArgument, "compare_tick_by_system: the runners run different systems"};
+    return r;
+  }
+  const std::uint32_t stages = stage_count(a);
+  const std::uint64_t t = a.tick();
+  r.before = capture(a.world().storage());
+  std::vector<Snapshot> after_stage;
+  after_stage.reserve(stages);
+  for (std::uint32_t i = 0; i < stages; ++i) after_stage.emplace_back(a.world());
+  std::vector<StateHash> first(stages);
+  if (before_run) before_run(0);
+  Status st;
+  if (!step_by_stage(a, inputs, [&](std::uint32_t k, const World& world) {
+        first[k] = hash_world(world);
+        world.save(after_stage[k]);
+        return true;
+      }, &st)) {
+    r.status = st;
+    return r;
+  }
+  std::uint32_t bad = stages;
+  StateHash again{};
+  if (before_run) before_run(1);
+  const bool done = step_by_stage(b, inputs, [&](std::uint32_t k, const World& world) {
+    again = hash_world(world);
+    if (diff_hashes(first[k], again).empty()) return true;
+    bad = k;
+    return false;
+  }, &st);
+  r.ticks = 1;
+  if (bad == stages) {
+    if (!done) r.status = st;
+    return r;
+  }
+  r.ok = false;
+  r.tick = t;
+  r.stage = bad;
+  r.system = stage_name(a, bad);
+  r.first_hash = first[bad];
+  r.again_hash = again;
+  r.first = capture(after_stage[bad].view());
+  r.again = capture(b.world().storage());
+  r.frame.resize(inputs.size());
+  replay::Runner::copy_to_canonical(a.sim().input_type(), inputs, r.frame);
+  r.diff = diff(r.first, r.again, options);
+  return r;
+}
+
 std::string describe(const SystemSyncResult& r) {
   if (r.ok) return "no divergence in " + std::to_string(r.ticks) + " ticks";
   std::string o = "tick " + std::to_string(r.tick) + ", system " + r.system;

@@ -160,7 +160,7 @@ SnapshotCheckReport snapshot_check_report(const std::string& path, const std::st
                         to_hex(expected.total).c_str());
   }
   if (!c.same)
-    out.log = format("lockstep: MISMATCH %s vs tick %llu of %s: differs: %s\n", path.c_str(), static_cast<ull>(tick),
+    out.log = format("MISMATCH %s vs tick %llu of %s: differs: %s\n", path.c_str(), static_cast<ull>(tick),
                      name.c_str(), c.parts.c_str());
   return out;
 }

@@ -155,10 +155,66 @@ void Netsim::watch_divergence() {
         divergence_.hash_a = hash_storage(a->view());
         divergence_.hash_b = hash_storage(b->view());
       }
+      keep_previous(t, i);
       return;
     }
     divergence_checked_[i] = n;
   }
+}
+
+// The peers' kept checkpoints of tick - 1 (the last agreeing tick), copied out of the
+// sessions' rings before they are overwritten: each through its own world (the current state
+// saved, the checkpoint loaded and saved, the current state loaded back — a rollback's round
+// trip, so the match goes on unchanged), which keeps the snapshots trusted, views included.
+void Netsim::keep_previous(std::uint64_t tick, std::uint32_t other) {
+  if (tick == 0) return;
+  Peer* const peers[2] = {peers_[0].get(), peers_[other].get()};
+  const Snapshot* kept[2] = {peers[0]->session->checkpoint(tick - 1), peers[1]->session->checkpoint(tick - 1)};
+  if (kept[0] == nullptr || kept[1] == nullptr) return;
+  std::unique_ptr<Snapshot>* out[2] = {&previous_a_, &previous_b_};
+  for (int k = 0; k < 2; ++k) {
+    World& w = peers[k]->runner->world();
+    Snapshot now(w);
+    w.save(now);
+    *out[k] = std::make_unique<Snapshot>(w);
+    const bool copied = w.load(*kept[k]).ok();
+    if (copied) w.save(**out[k]);
+    if (!w.load(now).ok()) status_ = {ErrorCode::Internal, "netsim: a peer's state could not be restored"};
+    if (!copied) return;
+  }
+  divergence_.previous_kept = true;
+}
+
+inspect::SystemSyncResult Netsim::rerun_by_system(const inspect::DiffOptions& options) {
+  inspect::SystemSyncResult r;
+  if (!divergence_.previous_kept || previous_a_ == nullptr || previous_b_ == nullptr) {
+    r.status = {ErrorCode::InvalidArgument, "netsim: the states before the first divergent tick were not kept"};
+    return r;
+  }
+  Peer& a = *peers_[divergence_.peer_a];
+  Peer& b = *peers_[divergence_.peer_b];
+  const std::uint64_t tick = divergence_.tick - 1;
+  const replay::Replay& log = peers_[0]->log->replay();
+  if (tick >= log.frame_count()) {
+    r.status = {ErrorCode::InvalidArgument, "netsim: the confirmed inputs of that tick were not recorded"};
+    return r;
+  }
+  std::vector<std::byte> frame(a.runner->frame_bytes());
+  replay::Runner::copy_to_host(options_.sim->input_type(), log.frame(tick), frame);
+  for (Peer* p : {&a, &b}) {
+    const Status loaded = p->runner->world().load(p == &a ? *previous_a_ : *previous_b_);
+    if (!loaded.ok()) {
+      r.status = loaded;
+      return r;
+    }
+  }
+  std::vector<std::byte> unused(options_.sim->input_type().size);
+  const auto input_layer = [&](std::uint32_t side) {
+    Peer& p = side == 0 ? a : b;
+    for (const std::unique_ptr<replay::Bot>& bot : p.bots)
+      if (bot != nullptr) bot->generate(tick, p.runner->world(), unused);
+  };
+  return inspect::compare_tick_by_system(*a.runner, *b.runner, frame, options, input_layer);
 }
 
 // Every peer's confirmed history must equal peer 0's, frame by frame and hash by hash.

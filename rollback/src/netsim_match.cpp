@@ -2,6 +2,7 @@
 #include <lockstep/rollback/netsim_match.h>
 
 #include <lockstep/inspect/diff.h>
+#include <lockstep/inspect/systems.h>
 #include <lockstep/rollback/desync_bundle.h>
 
 #include <cstdio>
@@ -39,6 +40,27 @@ std::string state_diff_text(Netsim& net, bool exact, const Snapshot* ours, const
            inspect::format_text(sd, peer_name(d.peer), peer_name(d.event.peer));
   }
   return "(the snapshots of that tick are no longer kept on both peers)\n";
+}
+
+// The system: the tick that produced the first divergent state run again on both peers,
+// stage by stage (Netsim::rerun_by_system), in the per-system sync test's words ("DESYNC
+// tick 0, system movement, Body[0:1].pos 0.0009765625 | 0 (+15 more)"). `system` receives
+// its name when one was found.
+std::string system_line(Netsim& net, std::string& system) {
+  const NetsimDivergence& fd = net.first_divergence();
+  if (fd.tick == 0) return "(the initial states differ: no tick ran yet, so no system is to blame)\n";
+  const std::string run = "tick " + std::to_string(fd.tick - 1) + " run again on " + peer_name(fd.peer_a) + " and " +
+                          peer_name(fd.peer_b) + ", stage by stage: ";
+  if (!fd.previous_kept)
+    return "(the states of tick " + std::to_string(fd.tick - 1) +
+           " are no longer kept: a hash interval of 1 keeps them, and the system is named)\n";
+  inspect::DiffOptions dopt;
+  dopt.limit = 12;
+  const inspect::SystemSyncResult r = net.rerun_by_system(dopt);
+  if (!r.status.ok()) return run + "cannot run it: " + std::string(r.status.message()) + "\n";
+  if (r.ok) return run + "every stage agrees (the difference needs more of the match than this tick)\n";
+  system = r.system;
+  return run + "DESYNC " + inspect::describe(r) + "\n";
 }
 
 inspect::Bundle evidence_bundle(Netsim& net, bool exact, const Snapshot* theirs) {
@@ -97,9 +119,14 @@ NetsimEvidence netsim_desync_evidence(Netsim& net, bool with_bundle) {
     text = "first divergent confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement +
            "); states kept at the hash-report tick " + std::to_string(d.event.tick) +
            " (a hash interval of 1 keeps the states of the first divergent tick)\n" + text;
+  // The system needs only the agreeing states before the first divergent tick, kept or not
+  // the states of that tick itself.
+  std::string system;
+  if (fd.found && fd.tick <= d.event.tick) text += system_line(net, system);
   text += state_diff_text(net, exact, ours, theirs);
   if (with_bundle) {
     out.bundle = evidence_bundle(net, exact, theirs);
+    out.bundle->system = system;
     out.bundle->report = text;
   }
   return out;

@@ -102,7 +102,7 @@ SyncTestReport synctest_desync_report(const std::string& source, std::uint32_t d
                                       const std::string& parts, bool json) {
   const std::string tick = std::to_string(result.tick), d = std::to_string(distance);
   SyncTestReport out;
-  out.log = "lockstep: DESYNC " + source + ": rolling back " + d + " ticks and resimulating changed tick " + tick + ": " +
+  out.log = "DESYNC " + source + ": rolling back " + d + " ticks and resimulating changed tick " + tick + ": " +
             parts + "\n  first simulation " + to_hex(result.first.total) + ", resimulation " + to_hex(result.again.total) +
             " — the sim keeps state outside the world or is non-deterministic\n";
   if (!json) {

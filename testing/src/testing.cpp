@@ -8,6 +8,7 @@
 #include <lockstep/replay/runner.h>
 #include <lockstep/replay/trace.h>
 #include <lockstep/replay/verify.h>
+#include <lockstep/rollback/netsim_match.h>
 #include <lockstep/rollback/synctest.h>
 #include <lockstep/testing.h>
 
@@ -18,13 +19,26 @@ namespace lockstep::testing {
 
 namespace {
 ::testing::AssertionResult failure(const std::string& message) { return ::testing::AssertionFailure() << message; }
+
+// A test links the game's sims itself, and the usual way to lose one is the linker's: a sim
+// that registers itself from a static initializer inside a static library is dropped when
+// nothing else uses its object file. The message says so and how to fix it.
+std::string not_registered(const std::string& name, const std::string& sim) {
+  std::string known;
+  for (const replay::Sim* s : replay::registered_sims()) known += (known.empty() ? "" : ", ") + std::string(s->name());
+  return name + ": recorded with sim '" + sim + "', which is not registered in this process (registered sims: " +
+         (known.empty() ? "none" : known) +
+         "). If the game's sims are in a static library, the linker dropped the ones that register themselves from a "
+         "static initializer: call the game's registration function (the one that calls "
+         "lockstep::replay::register_sim) before this check, or link the library into the test with "
+         "lockstep_link_sims(<test> SIMS <library>) (docs/embedding.md, \"Registration and static linking\")";
+}
 }  // namespace
 
 ::testing::AssertionResult ReplayVerifies(const replay::Replay& recording, const replay::Sim* sim,
                                           const replay::Trace* golden, const std::string& name) {
   if (sim == nullptr) sim = replay::find_sim_including_hidden(recording.header.sim_name);
-  if (sim == nullptr)
-    return failure(name + ": recorded with sim '" + recording.header.sim_name + "', which is not registered");
+  if (sim == nullptr) return failure(not_registered(name, recording.header.sim_name));
   const replay::ReplayStatus st = replay::check_replay_sim(recording, *sim, name);
   if (!st.ok()) return failure(st.message);
   replay::Runner runner(*sim, recording.header.config);
@@ -91,10 +105,11 @@ namespace {
 
 ::testing::AssertionResult NetsimStaysInSync(const rollback::NetsimOptions& options) {
   if (options.sim == nullptr) return failure("NetsimStaysInSync: options.sim is null");
-  rollback::Netsim net(options);
-  if (!net.status().ok()) return failure(std::string("netsim: cannot set up the match: ") + net.status().message());
-  const rollback::NetsimReport& r = net.run();
-  if (!net.status().ok()) return failure(std::string("netsim: a peer failed: ") + net.status().message());
+  // The tool's own match and evidence (rollback::run_netsim_match), so the message is the
+  // tool's report: the first divergent confirmed tick, the system, both states field by field.
+  const rollback::NetsimMatch m = rollback::run_netsim_match(options);
+  if (!m.error.empty()) return failure("netsim: " + m.error);
+  const rollback::NetsimReport& r = m.report;
   if (r.ok()) return ::testing::AssertionSuccess() << r.frames << " frames, " << r.rollbacks << " rollbacks, in sync";
   std::string msg = "netsim " + std::string(options.sim->name()) + ":";
   if (!r.finished) msg += " UNFINISHED: the match did not finish;";
@@ -103,16 +118,7 @@ namespace {
     msg += " peers disagree at confirmed tick " + std::to_string(r.disagreement_tick) + " (" + r.disagreement + ");";
   if (!r.offline_agrees)
     msg += " the offline replay differs at tick " + std::to_string(r.offline_tick) + " (" + r.offline_mismatch + ");";
-  msg += "\n";
-  const rollback::NetsimDivergence& fd = net.first_divergence();
-  if (fd.found && fd.states_kept) {
-    const std::string la = "peer " + std::to_string(fd.peer_a), lb = "peer " + std::to_string(fd.peer_b);
-    inspect::DiffOptions dopt;
-    dopt.limit = 12;
-    msg += "first divergent confirmed tick " + std::to_string(fd.tick) + " (" + la + " | " + lb + "):\n" +
-           inspect::format_text(inspect::diff(fd.a, fd.b, dopt), la, lb);
-  }
-  return failure(msg);
+  return failure(msg + "\n" + m.evidence.text);
 }
 
 }  // namespace lockstep::testing

@@ -121,7 +121,7 @@ TEST(ToolReport, SnapshotWrittenAndChecked) {
   const inspect::SnapshotCheckReport bad = inspect::snapshot_check_report("s.snap", "d.replay", 0, differs, other, true);
   EXPECT_EQ(bad.report, "{\"ok\":false,\"exit\":1,\"replay\":\"d.replay\",\"tick\":0,\"snapshot\":\"s.snap\",\"hash\":\"" + h +
                             "\",\"expected\":\"" + to_hex(other.total) + "\",\"differs\":\"" + differs.parts + "\"}\n");
-  EXPECT_EQ(bad.log, "lockstep: MISMATCH s.snap vs tick 0 of d.replay: differs: " + differs.parts + "\n");
+  EXPECT_EQ(bad.log, "MISMATCH s.snap vs tick 0 of d.replay: differs: " + differs.parts + "\n");
   EXPECT_EQ(inspect::snapshot_check_report("s.snap", "d.replay", 0, differs, other, false).report, "");
 
   std::filesystem::remove(p);

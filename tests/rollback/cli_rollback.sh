@@ -52,6 +52,8 @@ case $case_name in
     expect 1 "$bin" synctest --sim broken-static --ticks 50 --check-distance 3
     contains out.txt "DESYNC at tick"
     contains out.txt "Counter"
+    # The plain gate points to the one that names system, entity and field (issue 39).
+    has_line err.txt "lockstep: hint: run it again with --per-system to name the system, entity and field that differ, and --bundle-dir DIR to keep both states for 'lockstep diff'"
     expect 1 "$bin" synctest --sim broken-static --ticks 50 --json
     contains out.txt '"ok":false'
     ;;

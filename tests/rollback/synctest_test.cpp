@@ -90,7 +90,7 @@ TEST(synctest, TheDesyncReportAsTheToolPrintsIt) {
   r.first.total = 0x1234;
   r.again.total = 0xabcd;
   const SyncTestReport text = synctest_desync_report("duel (bot 3)", 8, r, "components: Pos", false);
-  EXPECT_EQ(text.log, "lockstep: DESYNC duel (bot 3): rolling back 8 ticks and resimulating changed tick 41: components: Pos\n"
+  EXPECT_EQ(text.log, "DESYNC duel (bot 3): rolling back 8 ticks and resimulating changed tick 41: components: Pos\n"
                       "  first simulation " + to_hex(0x1234) + ", resimulation " + to_hex(0xabcd) +
                       " — the sim keeps state outside the world or is non-deterministic\n");
   EXPECT_EQ(text.report, "DESYNC at tick 41 (check distance 8): components: Pos\n");

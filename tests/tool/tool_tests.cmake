@@ -6,6 +6,7 @@
 #  * a game written against 0.1's API (tests/tool/orbit_sim.cpp: a Read-declared resource read
 #    through the mutable accessor) records, verifies, synctests, runs netsim and bench with one
 #    warning naming the system, the resource and its declared access (issue 22);
+#  * a game's tool names itself in every command it prints (own_name, issue 39);
 #  * a plain add_library linking lockstep::replay compiles with the determinism flags; a target
 #    with LOCKSTEP_NO_DETERMINISM_FLAGS does not (configure only, compile_commands.json);
 #  * the fast-math guard refuses -ffast-math on a sim target at configure time and, when the
@@ -27,7 +28,7 @@ foreach(case whole_archive dropped_without_whole_archive no_default_replay)
            $<TARGET_FILE:lockstep-selfreg> $<TARGET_FILE:lockstep-selfreg-dropped>)
   set_tests_properties(tool.${case} PROPERTIES LABELS tool TIMEOUT 120)
 endforeach()
-foreach(case legacy_record_verify legacy_synctest legacy_netsim_bench)
+foreach(case legacy_record_verify legacy_synctest legacy_netsim_bench own_name)
   add_test(NAME tool.${case} COMMAND bash ${_tool_sh} ${case} ${_tool_work} $<TARGET_FILE:orbit-tool>)
   set_tests_properties(tool.${case} PROPERTIES LABELS tool TIMEOUT 120)
 endforeach()

@@ -10,7 +10,11 @@
 //   TEST(MyGame, RollbackSafe) { EXPECT_TRUE(lt::PassesSynctest(my_sim(), config, /*bot seed*/ 1, /*ticks*/ 600, /*distance*/ 8)); }
 //   TEST(MyGame, TwoPeersAgree) { EXPECT_TRUE(lt::NetsimStaysInSync(options)); }
 //
-// Link lockstep::testing (it brings GoogleTest's gtest, not gtest_main).
+// Link lockstep::testing (it brings GoogleTest's gtest, not gtest_main). The checks that find
+// a sim by name need it registered: call the game's registration function first, or link the
+// game's sims with lockstep_link_sims(<test> SIMS <sims>) (cmake/lockstepHelpers.cmake), which
+// registers them before main — a static library's self-registering sims are otherwise dropped
+// by the linker.
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/replay/sim.h>
 #include <lockstep/replay/trace.h>
@@ -26,7 +30,9 @@ namespace lockstep::testing {
 // replay::verify: every tick against the recording's hashes and checkpoints (and `golden`
 // when given). Failure: "DESYNC at tick T (vs recorded hashes): differs: Position; field
 // summary" plus the field-level diff when the recording has a checkpoint of that tick; or the
-// bad-input message. `sim` null: the registered sim named in the recording.
+// bad-input message. `sim` null: the registered sim named in the recording; when it is not
+// registered, the message names the registered sims and the fix (the game's registration
+// function, or lockstep_link_sims for sims in a static library).
 ::testing::AssertionResult ReplayVerifies(const replay::Replay& recording, const replay::Sim* sim = nullptr,
                                           const replay::Trace* golden = nullptr, const std::string& name = "replay");
 // The same from files (the golden trace optional).
@@ -46,9 +52,12 @@ namespace lockstep::testing {
 ::testing::AssertionResult RecordingsAgree(const replay::Replay& a, const replay::Replay& b,
                                            const std::string& name_a = "A", const std::string& name_b = "B");
 
-// A netsim match (rollback::Netsim) finishes, no peer raises a desync, every peer's confirmed
-// history agrees and an offline replay reproduces it. Failure: what the tool's `netsim`
-// reports (first divergent confirmed tick with the field-level diff when the states were kept).
+// A netsim match (rollback::run_netsim_match, the tool's `netsim`) finishes, no peer raises a
+// desync, every peer's confirmed history agrees and an offline replay reproduces it. Failure:
+// what the tool reports — the first divergent confirmed tick; the system, from that tick run
+// again on both peers stage by stage ("DESYNC tick 0, system scoring, Score.points[0] 120 | 0
+// (+2 more)"); and both peers' states of that tick field by field. The states are kept for
+// ticks that are multiples of options.hash_interval: 1 names the exact tick and the system.
 ::testing::AssertionResult NetsimStaysInSync(const rollback::NetsimOptions& options);
 
 }  // namespace lockstep::testing

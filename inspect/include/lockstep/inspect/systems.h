@@ -65,6 +65,17 @@ using AfterTickFn = std::function<bool(std::uint64_t tick, const World& world)>;
 SystemSyncResult synctest_by_system(replay::Runner& runner, std::uint64_t ticks, const FrameFn& frames,
                                     const DiffOptions& options = {}, const AfterTickFn& after_tick = {});
 
+// One tick run on two runners whose worlds agree at the tick's start (two peers of a match,
+// each in its own world), stage by stage with a hash after every stage: the first stage whose
+// output differs between them, in SystemSyncResult's terms (`first` is a's state after that
+// stage, `again` b's, `before` a's state at the tick's start; ok when every stage agrees).
+// `inputs` is the tick's frame in host byte order. `before_run(0)` is called just before a's
+// tick and `before_run(1)` just before b's (a netsim peer's input layer). a runs the whole
+// tick first, then b: a bug that writes into another world (a pointer cached from a) shows.
+SystemSyncResult compare_tick_by_system(replay::Runner& a, replay::Runner& b, std::span<const std::byte> inputs,
+                                        const DiffOptions& options = {},
+                                        const std::function<void(std::uint32_t side)>& before_run = {});
+
 // "tick 140, system skirmish.movement, Weapon[95:1].cooldown 40 | 10 (+2 more)"
 std::string describe(const SystemSyncResult& r);
 

@@ -55,8 +55,8 @@ struct SnapshotCheck {
 SnapshotCheck check_snapshot_file(const replay::Sim& sim, const replay::SimConfig& config, const std::string& name,
                                   const std::string& path, const StateHash& expected, const StorageView& schema);
 // `snapshot --check`: `report` is stdout ("OK PATH: identical to tick T of NAME (hash H)", nothing
-// when it differs, or the JSON object with "differs"), `log` stderr ("lockstep: MISMATCH PATH vs
-// tick T of NAME: differs: PARTS" when it differs, else "").
+// when it differs, or the JSON object with "differs"), `log` stderr ("MISMATCH PATH vs tick T of
+// NAME: differs: PARTS" when it differs, else ""; a tool prefixes its name).
 struct SnapshotCheckReport {
   std::string log, report;
 };

@@ -18,6 +18,7 @@
 // confirmed(0) is peer 0's history as a replay (write it with write_replay_file and
 // `lockstep verify` re-checks the match).
 #include <lockstep/inspect/state.h>
+#include <lockstep/inspect/systems.h>
 #include <lockstep/replay/replay_file.h>
 #include <lockstep/rollback/session.h>
 #include <lockstep/replay/runner.h>
@@ -103,6 +104,9 @@ struct NetsimDivergence {
   bool states_kept = false;
   inspect::State a, b;   // captured at the moment the second peer confirmed `tick`
   StateHash hash_a{}, hash_b{};
+  // Both peers' (agreeing) states of tick - 1 were still kept too and are held by the Netsim:
+  // Netsim::rerun_by_system can run that tick again on both peers, stage by stage.
+  bool previous_kept = false;
 };
 
 class Netsim {
@@ -123,6 +127,16 @@ class Netsim {
   replay::Runner& runner(std::uint32_t peer) { return *peers_[peer]->runner; }
   const replay::Replay& confirmed(std::uint32_t peer) const { return peers_[peer]->log->replay(); }
   const NetsimDivergence& first_divergence() const noexcept { return divergence_; }
+  // After run(), when first_divergence().previous_kept: the tick that produced the first
+  // divergent confirmed state (first_divergence().tick - 1) run again on both peers of the
+  // divergence, each in its own world from its kept state of that tick with the confirmed
+  // inputs, stage by stage (inspect::compare_tick_by_system, peer_a's world first): names
+  // the system whose output differs between the peers. As in every frame of the match, a
+  // peer's bots are asked for their input just before its tick, so what its systems read of
+  // its input layer ("the local player") is as it was in the match; their answer is unused.
+  // The peers' worlds are left at that tick's end: call it once, after the match. status
+  // InvalidArgument when the states were not kept.
+  inspect::SystemSyncResult rerun_by_system(const inspect::DiffOptions& options = {});
   SimNetwork& network() { return *network_; }
 
  private:
@@ -133,6 +147,7 @@ class Netsim {
     std::vector<std::unique_ptr<replay::Bot>> bots;  // indexed by player; null for remote players
   };
   void watch_divergence();
+  void keep_previous(std::uint64_t tick, std::uint32_t other);
   void check_agreement();
   void check_offline();
 
@@ -142,6 +157,7 @@ class Netsim {
   std::vector<std::unique_ptr<Peer>> peers_;
   NetsimReport report_;
   NetsimDivergence divergence_;
+  std::unique_ptr<Snapshot> previous_a_, previous_b_;  // of divergence_.tick - 1 (previous_kept)
   std::vector<std::uint64_t> divergence_checked_;  // per peer: confirmed ticks compared so far
 };
 

@@ -54,8 +54,8 @@ std::string describe_synctest_difference(const replay::Sim& sim, const replay::S
 
 // What `lockstep synctest` prints for a mismatch at check distance `distance` (`parts` from
 // describe_synctest_difference; `source` names the replay or "SIM (bot B)"), each ending in '\n':
-// `log` the stderr lines ("lockstep: DESYNC SOURCE: rolling back D ticks and resimulating
-// changed tick T: PARTS" and the two hashes), `report` the stdout text ("DESYNC at tick T (check
+// `log` the stderr lines ("DESYNC SOURCE: rolling back D ticks and resimulating changed tick
+// T: PARTS" and the two hashes; a tool prefixes its name), `report` the stdout text ("DESYNC at tick T (check
 // distance D): PARTS", or the JSON object with "exit":1 when `json`).
 struct SyncTestReport {
   std::string log, report;
