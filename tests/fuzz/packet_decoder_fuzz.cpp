@@ -8,7 +8,8 @@
 //     documented construction (BLAKE2b-128 keyed with the match key, personalization
 //     "lockstep-msg-v3", over [receiver u8] || the message up to its MAC), written apart from
 //     the session's code: the fuzzer explores the parser behind the MAC, and a message signed
-//     this way is never dropped as unauthentic; one in three is unsigned and must never be parsed.
+//     this way and claiming the one sender that has a key here (peer 1) is never dropped as
+//     unauthentic; one in three is unsigned and must never be parsed.
 #include <lockstep/fixtures/fixtures.h>
 #include <lockstep/replay/runner.h>
 #include <lockstep/rollback/packet.h>
@@ -99,10 +100,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!s.status().ok()) __builtin_trap();
   const Status st = s.poll();
   if (!net.message.empty() && s.stats().messages_received != 1) __builtin_trap();
-  // Signed with the right key and claiming the authenticated mode (byte 36, bit 0): never
-  // refused as unauthentic. Unsigned: always refused before the parser.
+  // Signed with the right key, claiming the authenticated mode (byte 36, bit 0) and claiming
+  // peer 1 as its sender (byte 2): never refused as unauthentic. A claimed sender with no key
+  // here (this peer, or one past the match) cannot verify — per-peer keys are looked up by the
+  // claimed sender — so it is refused at the MAC. Unsigned: always refused before the parser.
   const bool claims_auth = n > 36 && (std::to_integer<std::uint8_t>(signed_copy[36]) & 1u) != 0;
-  if (mode == 1 && n >= 40 + 24 && claims_auth && s.stats().dropped_auth != 0) __builtin_trap();
+  const bool claims_keyed_sender = n > 2 && std::to_integer<std::uint8_t>(signed_copy[2]) == 1;
+  if (mode == 1 && n >= 40 + 24 && claims_auth && claims_keyed_sender && s.stats().dropped_auth != 0)
+    __builtin_trap();
+  if (mode == 1 && n >= 40 + 24 && claims_auth && !claims_keyed_sender && s.stats().dropped_auth == 0)
+    __builtin_trap();
   if (mode == 2 && n >= 40 + 24 && s.stats().malformed + s.stats().dropped_auth == 0) __builtin_trap();
   if (!st.ok() && st.code() != ErrorCode::Mismatch) __builtin_trap();  // expelled / rejected only
   std::array<std::byte, 2> pad{};
