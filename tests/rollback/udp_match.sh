@@ -366,6 +366,54 @@ PY
     (( sent0 * 100 <= sent1 * 115 )) || fail "relaying changed peer 0's session traffic: $sent0 datagrams vs peer 1's $sent1"
     echo "relay: peer 0 sent $sent0 session datagrams (peer 1: $sent1); relay bytes $(jget "$work/p0.json" relay_bytes_sent) to 16 watchers; late watcher from tick $s"
     ;;
+  relay_failover)
+    # Relay failover (issue 38): both peers relay their own recordings (byte-identical); a
+    # relaying watcher ("mid", a process of its own) relays peer 0's onward. The watcher under
+    # test follows mid, with peer 1's relay as the second --host; mid is killed -9 mid-match
+    # (the match goes on), and the watcher switches to peer 1's relay, says so, and ends with
+    # a copy byte-identical to both peers' recordings.
+    n=2400  # 10 s at 240 Hz: mid is killed ~3 s in
+    common="--sim duel --count 2 --ticks $n --tick-hz 240 --input-delay 4 --max-prediction 24 --hash-interval 16"
+    start 0 $common --checkpoint-every 64 --relay 127.0.0.1:0
+    start 1 $common --checkpoint-every 64 --relay 127.0.0.1:0
+    relay_of() {  # relay_of FILE TEXT
+      for _ in $(seq 1 250); do grep -q "$2" "$1" 2>/dev/null && break; sleep 0.02; done
+      grep -o "$2 [^ ]*" "$1" | awk '{print $NF}'
+    }
+    a=$(relay_of "$work/p0.err" "relaying the recording to watchers at")
+    b=$(relay_of "$work/p1.err" "relaying the recording to watchers at")
+    [[ -n $a && -n $b ]] || fail "the peers did not say where they relay"
+    # No `timeout` wrapper: kill -9 must reach the relaying watcher itself (a watchdog bounds it).
+    "$bin" spectate --session-id 77 --json --max-seconds 70 --host "$a" --relay 127.0.0.1:0 \
+      >"$work/mid.json" 2>"$work/mid.err" &
+    mid_pid=$!
+    (sleep 90 & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s; kill -9 "$mid_pid" 2>/dev/null) >/dev/null 2>&1 &
+    watchdogs+=($!)
+    mid=$(relay_of "$work/mid.err" "relaying to watchers at")
+    [[ -n $mid ]] || fail "the relaying watcher did not say where it relays"
+    timeout -s KILL 80 "$bin" spectate --session-id 77 --json --max-seconds 70 --delay-ticks 30 --host "$mid" --host "$b" \
+      --failover-ms 500 --record "$work/w.replay" >"$work/w.json" 2>"$work/w.err" &
+    w=$!
+    sleep 3
+    kill -9 $mid_pid
+    wait $mid_pid 2>/dev/null
+    [[ ! -s $work/mid.json ]] || fail "the relaying watcher ended before it was killed: $(cat "$work/mid.json")"
+    for i in 0 1; do wait_ok $i 0; done
+    wait $w; rc=$?
+    [[ $rc -eq 0 ]] || fail "the watcher exited $rc: $(cat "$work/w.err")"
+    line=$(grep -E "^lockstep spectate: relay $mid stopped answering \(silent for [0-9]+ ms\) at tick [0-9]+ \(byte [0-9]+\): switching to relay $b$" "$work/w.err")
+    [[ -n $line ]] || fail "the watcher did not say it switched: $(cat "$work/w.err")"
+    t=$(sed -E 's/.* at tick ([0-9]+) .*/\1/' <<<"$line")
+    (( t > 0 && t < n )) || fail "the switch was not mid-match (tick $t of $n)"
+    [[ $(jget "$work/w.json" relay_switches) == 1 ]] || fail "relay_switches: $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" source) == "relay $b" ]] || fail "the watcher did not end on peer 1's relay: $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" tick) == "$n" ]] || fail "the watcher did not reach the end"
+    [[ $(jget "$work/w.json" final_hash) == $(jget "$work/p1.json" final_hash) ]] || fail "the watcher's final state differs"
+    cmp -s "$work/p0.replay" "$work/p1.replay" || fail "the peers' recordings differ"
+    cmp -s "$work/w.replay" "$work/p1.replay" || fail "the watcher's copy differs from peer 1's recording"
+    "$bin" verify "$work/w.replay" >"$work/verify_w.out" 2>&1 || fail "the watcher's copy does not verify: $(cat "$work/verify_w.out")"
+    echo "relay_failover: switched from $mid to $b at tick $t of $n"
+    ;;
   rejoin)
     # Peer 1 is killed -9 mid-match and restarted with --rejoin: it fetches peer 0's confirmed
     # history from peer 0's relay, replays it (every hash checked), asks to play again, and both
