@@ -285,8 +285,30 @@ PY
     grep -qxF "lockstep spectate --host: error: relay $forger: byte 0: recorded with sim '\x1b]0;pwned\x07\x1b[2J', which this tool does not have" \
       "$work/w4.err" || fail "forged-data message: $(cat -v "$work/w4.err")"
     ! grep -q $'\x1b' "$work/w4.err" || fail "raw escape bytes printed: $(cat -v "$work/w4.err")"
-    kill "$relay_pid" "$forger_pid" 2>/dev/null
-    wait "$relay_pid" "$forger_pid" 2>/dev/null
+    # Relay failover (issue 38) onto a relay of another recording (another world seed): the
+    # watcher compares the new relay's bytes with those held and refuses it at the first that
+    # differs, naming both relays; nothing of it is spliced in.
+    "$bin" record --sim duel --bot 3 --seed 9 --ticks 200 -o "$work/o.replay" >/dev/null 2>&1 || fail "record another"
+    head -c 3000 "$work/o.replay" >"$work/other.replay.partial"
+    first=$(cmp "$work/live.replay.partial" "$work/other.replay.partial" | sed -E 's/.* byte ([0-9]+),.*/\1/')
+    (( first > 0 && first <= 3000 )) || fail "the two recordings do not differ in their first 3000 bytes"
+    "$serve" "$work/live.replay" "$work/addr3" 77 "$work/k1" 2 &
+    short_pid=$!
+    "$serve" "$work/other.replay" "$work/addr4" 77 "$work/k1" 30 &
+    other_pid=$!
+    for _ in $(seq 1 250); do [[ -s $work/addr3 && -s $work/addr4 ]] && break; sleep 0.02; done
+    r1=$(cat "$work/addr3")
+    r2=$(cat "$work/addr4")
+    timeout -s KILL 20 "$bin" spectate --host "$r1" --host "$r2" --failover-ms 300 --session-id 77 --key-file "$work/k1" \
+      --idle-timeout-s 10 >/dev/null 2>"$work/w5.err"
+    rc=$?
+    [[ $rc -eq 2 ]] || fail "a watcher switched onto another recording exited $rc, expected 2: $(cat "$work/w5.err")"
+    grep -qE "^lockstep spectate: relay $r1 stopped answering \(silent for [0-9]+ ms\) at tick [0-9]+ \(byte 3000\): switching to relay $r2$" \
+      "$work/w5.err" || fail "switch message: $(cat "$work/w5.err")"
+    grep -qxF "lockstep spectate --host: error: relay $r2: byte $((first - 1)): serves another recording than relay $r1 (this byte differs from the one already read from it): refused, not spliced" \
+      "$work/w5.err" || fail "refused-relay message: $(cat "$work/w5.err")"
+    kill "$relay_pid" "$forger_pid" "$other_pid" 2>/dev/null
+    wait "$relay_pid" "$forger_pid" "$other_pid" "$short_pid" 2>/dev/null
     ;;
   follow_http)
     # The same broadcast through a web server: the recording's directory is served by a
