@@ -388,6 +388,7 @@ void RelaySource::State::switch_relay(Clock::time_point now) {
   sw.to = fallbacks[next_fallback].first;
   sw.byte = bytes.size();
   sw.full = full;
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   sw.silent_us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now - last_heard).count());
   switches.push_back(sw);
   relay_text = fallbacks[next_fallback].first;
