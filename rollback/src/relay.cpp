@@ -395,7 +395,7 @@ void RelaySource::State::switch_relay(Clock::time_point now) {
   relay = fallbacks[next_fallback].second;
   ++next_fallback;
   // The new relay is compared from byte 0; the old one's late datagrams are dropped (sender).
-  verified = 0;
+  verified = bytes.empty() ? ~std::uint64_t{0} : 0;
   pending.clear();
   requested_end = 0;
   last_request = {};

@@ -381,6 +381,30 @@ TEST(RelayFailover, ARelayServingOtherBytesIsRefusedNotSpliced) {
   EXPECT_EQ(watcher.fetched_bytes(), held);  // nothing of the other recording was taken
 }
 
+TEST(RelayFailover, AFirstRelayThatNeverAnsweredIsLeftAtByteZero) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(200, 64, final_hash));
+  host.visible = host.all().size();
+  std::string error;
+  auto gone = std::make_unique<RelayServer>();
+  ASSERT_TRUE(gone->open(config(), error)) << error;
+  const std::string a = gone->local_address();
+  gone.reset();  // nothing listens there any more
+  RelayServer second;
+  ASSERT_TRUE(second.open(config(), error)) << error;
+  RelayConfig c = config();
+  c.failover_ms = 100;
+  RelaySource watcher;
+  ASSERT_TRUE(watcher.open(a, c, error)) << error;
+  ASSERT_TRUE(watcher.add_fallback(second.local_address(), error)) << error;
+  ASSERT_TRUE(pump({{&second, &host}}, {&watcher}, [&] { return watcher.fetched_bytes() == host.all().size(); }));
+  ASSERT_EQ(watcher.switches().size(), 1u);
+  EXPECT_EQ(watcher.switches()[0].from, a);
+  EXPECT_EQ(watcher.switches()[0].byte, 0u);
+  EXPECT_EQ(fetched(watcher), host.all());
+  EXPECT_EQ(second.stats().bytes_sent, host.all().size());  // nothing held: nothing compared
+}
+
 TEST(RelayFailover, AFallbackMustBeAnAddressOnLoopbackUnlessAllowed) {
   RelaySource watcher;
   std::string error;
