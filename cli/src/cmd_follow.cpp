@@ -20,7 +20,7 @@ std::string watch_source_error(const rollback::WatchSource& w, const rollback::W
   switch (w.problem) {
     case rollback::WatchSourceProblem::Source: return "--follow " + o.source + ": " + w.detail;
     case rollback::WatchSourceProblem::HostAndSource: return "--host and --follow exclude each other";
-    case rollback::WatchSourceProblem::Host: return "--host " + o.host + ": " + w.detail;
+    case rollback::WatchSourceProblem::Host: return "--host " + (w.host.empty() ? o.host : w.host) + ": " + w.detail;
     case rollback::WatchSourceProblem::Onward: return "--relay " + o.relay + ": " + w.detail;
     case rollback::WatchSourceProblem::Key:
     case rollback::WatchSourceProblem::None: break;
@@ -68,6 +68,13 @@ int follow_cmd(const FollowArgs& a) {
   w.poll_us = std::uint64_t{a.poll_ms} * 1000;
   w.max_us = static_cast<std::uint64_t>(a.max_seconds * 1e6);
   w.idle_timeout_us = static_cast<std::uint64_t>(a.idle_timeout_s * 1e6);
+  w.on_relay_switch = [](const rollback::RelaySwitch& s, std::uint64_t tick) {
+    const std::string why = s.full ? "refused (all of its slots are taken)"
+                                   : "stopped answering (silent for " + std::to_string(s.silent_us / 1000) + " ms)";
+    std::fprintf(stderr, "%s spectate: relay %s %s at tick %llu (byte %llu): switching to relay %s\n", tool_name().c_str(),
+                 s.from.c_str(), why.c_str(), static_cast<unsigned long long>(tick), static_cast<unsigned long long>(s.byte),
+                 s.to.c_str());
+  };
   const rollback::WatchResult watched = rollback::watch_recording(follower, source, opened.onward.get(), w);
   std::string failure = watched.status.message;
   int code = watched.status.ok() ? kExitOk : watched.status.code == ErrorCode::Mismatch ? kExitMismatch : kExitBadInput;
@@ -90,9 +97,13 @@ int follow_cmd(const FollowArgs& a) {
 }
 
 void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f) {
-  app->add_option("--host", f->watch.host,
+  app->add_option("--host", f->hosts,
                   "Watch through a relay (a peer's or a watcher's --relay HOST:PORT): host-fed, from its newest "
-                  "checkpoint; the --follow options apply");
+                  "checkpoint; the --follow options apply. Give it again for further relays of the same recording, "
+                  "switched to in order when the one watched goes silent (--failover-ms) or is full");
+  app->add_option("--failover-ms", f->watch.failover_ms,
+                  "With several --host: switch to the next relay when the one watched sent nothing for this long")
+      ->capture_default_str()->check(CLI::Range(50u, 600000u));
   app->add_option("--follow", f->watch.source,
                   "Watch from a live recording instead of the network: a replay file that a peer records with "
                   "--record (its .partial while the match runs); no player sends anything to followers");

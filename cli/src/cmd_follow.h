@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace lockstep::cli {
 
@@ -15,6 +16,7 @@ struct FollowArgs {
   // peer (cmd_peer.cpp fills them): serve what was fetched onward (--relay) and the key of the
   // relay's messages (rollback/watch_source.h).
   rollback::WatchSourceOptions watch;
+  std::vector<std::string> hosts;  // --host, once or more: watch.host and watch.more_hosts (take_hosts)
   std::string record;  // --record: keep a copy
   std::string from = "checkpoint";
   std::uint64_t delay_ticks = 0;

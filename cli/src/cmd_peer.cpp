@@ -378,6 +378,10 @@ Command add_spectate(CLI::App& root) {
               "  " + tool_name() + " spectate --follow p0.replay --delay-ticks 120\n"
               "Exit codes as for '" + tool_name() + " peer' (--follow: 1 when the state differs from the recording).");
   return {app, [a, f, app] {
+            if (!f->hosts.empty()) {
+              f->watch.host = f->hosts.front();
+              f->watch.more_hosts.assign(f->hosts.begin() + 1, f->hosts.end());
+            }
             if (!f->watch.source.empty() || !f->watch.host.empty()) {
               f->json = a->json;
               f->max_seconds = a->max_seconds;

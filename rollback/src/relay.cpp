@@ -287,16 +287,44 @@ struct RelaySource::State {
   RelaySourceStats stats;
   std::array<std::byte, kMaxDatagram> out{};
   std::array<std::byte, 2048> in{};
+  // Failover: the relays still to try (in order), when the current one was last heard from,
+  // and how far the current one's bytes were compared with those held (bytes before
+  // `verified` agree; after a switch it starts at 0, and nothing new is taken before it
+  // reaches the end of what is held).
+  std::vector<std::pair<std::string, net::Address>> fallbacks;
+  std::size_t next_fallback = 0;
+  Clock::time_point last_heard{};
+  std::uint64_t verified = ~std::uint64_t{0};  // none to compare: all held came from this relay
+  std::string differs;  // "" or why the current relay was refused
+  std::uint64_t differs_at = 0;
+  std::vector<RelaySwitch> switches;
 
+  std::uint64_t cursor() const { return verified < bytes.size() ? verified : bytes.size(); }
   void take(const Message& m);
   void receive();
   void request(Clock::time_point now);
+  void switch_relay(Clock::time_point now);
 };
 
 void RelaySource::State::take(const Message& m) {
   if (first_total == ~std::uint64_t{0}) first_total = m.total;
   relay_total = std::max(relay_total, m.total);
   const std::uint64_t have = bytes.size();
+  if (verified < have) {
+    // A relay taken over: what it sends of the bytes held must be those bytes.
+    if (!differs.empty() || m.body.empty() || m.offset > verified || m.offset + m.body.size() <= verified) return;
+    const std::uint64_t end = std::min<std::uint64_t>(m.offset + m.body.size(), have);
+    for (std::uint64_t at = verified; at < end; ++at)
+      if (bytes[static_cast<std::size_t>(at)] != m.body[static_cast<std::size_t>(at - m.offset)]) {
+        differs_at = at;
+        differs = "serves another recording than relay " + switches.back().from +
+                  " (this byte differs from the one already read from it): refused, not spliced";
+        return;
+      }
+    verified = end;
+    if (verified < have) return;
+    verified = ~std::uint64_t{0};
+  }
   if (m.body.empty() || m.offset + m.body.size() <= have) return;  // nothing new (or a liveness answer)
   if (m.offset > have) {
     // Ahead of a lost chunk: kept, within one window only (bounded memory).
@@ -329,6 +357,7 @@ void RelaySource::State::receive() {
       continue;
     }
     answered = true;
+    last_heard = Clock::now();
     if (m.kind == Kind::Full) {
       full = true;
       continue;
@@ -342,15 +371,39 @@ void RelaySource::State::request(Clock::time_point now) {
   // Ask for the next window once the last one arrived, or again after 20 ms (loss, or nothing
   // new yet at the relay).
   // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
-  if (bytes.size() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
+  if (cursor() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
   Message m;
   m.kind = Kind::Request;
-  m.offset = bytes.size();
+  m.offset = cursor();
   m.length = kRelayWindowBytes;
   const std::size_t size = encode(config, kToRelay, m, out);
   if (socket.send_to(relay, std::span<const std::byte>(out.data(), size))) ++stats.requests_sent;
   requested_end = m.offset + m.length;
   last_request = now;
+}
+
+void RelaySource::State::switch_relay(Clock::time_point now) {
+  RelaySwitch sw;
+  sw.from = relay_text;
+  sw.to = fallbacks[next_fallback].first;
+  sw.byte = bytes.size();
+  sw.full = full;
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+  sw.silent_us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now - last_heard).count());
+  switches.push_back(sw);
+  relay_text = fallbacks[next_fallback].first;
+  relay = fallbacks[next_fallback].second;
+  ++next_fallback;
+  // The new relay is compared from byte 0; the old one's late datagrams are dropped (sender).
+  verified = bytes.empty() ? ~std::uint64_t{0} : 0;
+  pending.clear();
+  requested_end = 0;
+  last_request = {};
+  last_heard = now;
+  full = false;
+  answered = false;
+  relay_total = 0;
+  if (bytes.size() < first_total) first_total = ~std::uint64_t{0};
 }
 
 RelaySource::RelaySource() : state_(std::make_unique<State>()) {}
@@ -366,13 +419,36 @@ bool RelaySource::open(const std::string& relay, const RelayConfig& config, std:
     error = "relay: " + relay + " is not a loopback address (allow remote addresses explicitly)";
     return false;
   }
+  s.last_heard = Clock::now();
   return open_socket(config, s.socket, error);
 }
+
+bool RelaySource::add_fallback(const std::string& relay, std::string& error) {
+  net::Address address;
+  if (!net::parse_address(relay, address, error)) return false;
+  if (state_->config.loopback_only && !address.is_loopback()) {
+    error = "relay: " + relay + " is not a loopback address (allow remote addresses explicitly)";
+    return false;
+  }
+  state_->fallbacks.emplace_back(relay, address);
+  return true;
+}
+
+const std::vector<RelaySwitch>& RelaySource::switches() const noexcept { return state_->switches; }
 
 replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) {
   State& s = *state_;
   got = 0;
   s.receive();
+  if (s.next_fallback < s.fallbacks.size()) {
+    const Clock::time_point now = Clock::now();
+    // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+    if (s.full || now - s.last_heard > std::chrono::milliseconds(s.config.failover_ms)) {
+      s.switch_relay(now);
+      s.receive();
+    }
+  }
+  if (!s.differs.empty()) return source_error(describe(), s.differs_at, s.differs);
   if (s.bytes.size() > kRelayMaxBytes) return source_error(describe(), s.bytes.size(), "the stream exceeds 256 MiB");
   if (s.full)
     return source_error(describe(), s.bytes.size(), "the relay refused: all of its subscriber slots are taken (try another relay)");
@@ -381,7 +457,8 @@ replay::ReplayStatus RelaySource::read(std::uint64_t offset, std::span<std::byte
   // 10 ms instead of one window per read.
   // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const Clock::time_point until = Clock::now() + std::chrono::milliseconds(10);
-  while (s.bytes.size() < s.relay_total && !s.full && Clock::now() < until) {
+  while ((s.bytes.size() < s.relay_total || s.cursor() < s.bytes.size()) && !s.full && s.differs.empty() &&
+         Clock::now() < until) {
     // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     s.receive();
@@ -444,11 +521,17 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
   const Clock::time_point t0 = Clock::now();
   Clock::time_point last_growth = t0;
   std::uint64_t last_recorded = 0;
+  const auto* relayed = dynamic_cast<const RelaySource*>(&source);
+  std::size_t switches_seen = 0;
   for (;;) {
     const std::uint64_t tick_before = follower.tick();
     const bool started_before = follower.started();
     out.status = follower.poll(source);
     if (onward != nullptr) (void)onward->poll(source);
+    if (relayed != nullptr && relayed->switches().size() > switches_seen) {
+      for (; switches_seen < relayed->switches().size(); ++switches_seen)
+        if (options.on_relay_switch) options.on_relay_switch(relayed->switches()[switches_seen], follower.tick());
+    }
     if (!out.status.ok()) break;
     const Clock::time_point now = Clock::now();
     if (follower.recorded_ticks() != last_recorded) {
@@ -469,7 +552,6 @@ WatchResult watch_recording(replay::ReplayFollower& follower, replay::ByteSource
       out.idle = true;
       out.status.code = ErrorCode::Mismatch;
       // Any caller's relay watcher gets the relay's cause, whatever it passed the source as.
-      const auto* relayed = dynamic_cast<const RelaySource*>(&source);
       out.relay_silent = relayed != nullptr && !relayed->answered();
       if (out.relay_silent)
         out.status.message = relay_never_answered(*relayed, options.idle_timeout_us);
@@ -510,7 +592,9 @@ std::string watch_report(const replay::ReplayFollower& follower, const replay::B
       .field("checkpoints", static_cast<std::uint64_t>(follower.recording().checkpoints.size()))
       .field("delay_ticks", outcome.delay_ticks).field("lag_max_ticks", outcome.lag_max).field("final_hash", final_hash);
   if (!outcome.record.empty()) j.field("record", outcome.record);
-  if (relayed != nullptr) j.field("relay_requests", relayed->stats().requests_sent).field("relay_dropped", relayed->stats().dropped);
+  if (relayed != nullptr)
+    j.field("relay_requests", relayed->stats().requests_sent).field("relay_dropped", relayed->stats().dropped)
+        .field("relay_switches", static_cast<std::uint64_t>(relayed->switches().size()));
   if (onward != nullptr) j.field("relay", onward->local_address()).field("relay_watchers_max", onward->stats().max_subscribers_seen);
   if (!outcome.failure.empty()) j.field("error", outcome.failure);
   j.end();

@@ -26,10 +26,14 @@ void failed(WatchSource& w, WatchSourceProblem problem, std::string error, std::
 }
 
 void open_source(const WatchSourceOptions& o, WatchSource& w) {
-  if (o.host.empty()) {
+  if (o.host.empty() && o.more_hosts.empty()) {
     std::string error;
     w.source = o.open_recording ? o.open_recording(o.source, error) : std::make_unique<replay::GrowingFileSource>(o.source);
     if (w.source == nullptr) failed(w, WatchSourceProblem::Source, "recording " + o.source + ": " + error, error);
+    return;
+  }
+  if (o.host.empty() && !o.more_hosts.empty()) {
+    failed(w, WatchSourceProblem::Host, "further relay hosts without a first one");
     return;
   }
   if (!o.source.empty()) {
@@ -40,12 +44,20 @@ void open_source(const WatchSourceOptions& o, WatchSource& w) {
   MatchKeySource key = MatchKeySource::None;
   if (std::string why = watch_relay_config(o, c, &key); !why.empty()) return failed(w, WatchSourceProblem::Key, why);
   w.warning = match_key_warning(o.no_auth, key);
+  c.failover_ms = o.failover_ms;
   auto relayed = std::make_unique<RelaySource>();
   std::string error;
   if (!relayed->open(o.host, c, error)) {
     failed(w, WatchSourceProblem::Host, "relay host " + o.host + ": " + error, error);
+    w.host = o.host;
     return;
   }
+  for (const std::string& more : o.more_hosts)
+    if (!relayed->add_fallback(more, error)) {
+      failed(w, WatchSourceProblem::Host, "relay host " + more + ": " + error, error);
+      w.host = more;
+      return;
+    }
   w.relayed = relayed.get();
   w.source = std::move(relayed);
 }

@@ -13,7 +13,7 @@ set(_udp_scale 1)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
   set(_udp_scale 8)
 endif()
-foreach(case usage duel2 skirmish4 kill restart rejoin desync_bundle follow relay)
+foreach(case usage duel2 skirmish4 kill restart rejoin desync_bundle follow relay relay_failover)
   add_test(NAME rollback_udp.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh ${case} $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
   set_tests_properties(rollback_udp.${case} PROPERTIES LABELS rollback_udp TIMEOUT 120)

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -307,3 +308,107 @@ TEST(Relay, RefusesToStartWithoutAKeyOrWithTooManySlots) {
 }
 
 }  // namespace
+
+// Relay failover (issue 38): a watcher given two relays of the same recording switches to the
+// second when the first goes away, resumes at the byte it holds and ends with every byte.
+TEST(RelayFailover, AWatcherWhoseRelayGoesAwaySwitchesToTheNextAndEndsWithTheSameBytes) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(600, 64, final_hash));
+  host.visible = host.all().size() / 3;
+  auto first = std::make_unique<RelayServer>();
+  RelayServer second;
+  std::string error;
+  ASSERT_TRUE(first->open(config(), error)) << error;
+  ASSERT_TRUE(second.open(config(), error)) << error;
+  const std::string a = first->local_address(), b = second.local_address();
+  RelayConfig c = config();
+  c.failover_ms = 100;
+  RelaySource watcher;
+  ASSERT_TRUE(watcher.open(a, c, error)) << error;
+  ASSERT_TRUE(watcher.add_fallback(b, error)) << error;
+  const std::size_t held = host.visible;
+  ASSERT_TRUE(pump({{first.get(), &host}, {&second, &host}}, {&watcher}, [&] { return watcher.fetched_bytes() == held; }));
+  EXPECT_TRUE(watcher.switches().empty());
+  first.reset();  // the first relay's process is gone
+  host.visible = host.all().size();
+  ASSERT_TRUE(pump({{&second, &host}}, {&watcher}, [&] { return watcher.fetched_bytes() == host.all().size(); }));
+  ASSERT_EQ(watcher.switches().size(), 1u);
+  const RelaySwitch& sw = watcher.switches()[0];
+  EXPECT_EQ(sw.from, a);
+  EXPECT_EQ(sw.to, b);
+  EXPECT_EQ(sw.byte, held);
+  EXPECT_FALSE(sw.full);
+  EXPECT_GE(sw.silent_us, 100000u);
+  EXPECT_EQ(watcher.describe(), "relay " + b);
+  EXPECT_EQ(fetched(watcher), host.all());
+  // The second relay served the bytes held once more (compared), then the rest.
+  EXPECT_GE(second.stats().bytes_sent, host.all().size());
+}
+
+TEST(RelayFailover, ARelayServingOtherBytesIsRefusedNotSpliced) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(600, 64, final_hash));
+  host.visible = host.all().size() / 3;
+  std::vector<std::byte> other = host.all();
+  other[100] ^= std::byte{1};
+  GrowingBytes forged(other);
+  forged.visible = other.size();
+  auto first = std::make_unique<RelayServer>();
+  RelayServer second;
+  std::string error;
+  ASSERT_TRUE(first->open(config(), error)) << error;
+  ASSERT_TRUE(second.open(config(), error)) << error;
+  const std::string a = first->local_address(), b = second.local_address();
+  RelayConfig c = config();
+  c.failover_ms = 100;
+  RelaySource watcher;
+  ASSERT_TRUE(watcher.open(a, c, error)) << error;
+  ASSERT_TRUE(watcher.add_fallback(b, error)) << error;
+  const std::size_t held = host.visible;
+  ASSERT_TRUE(pump({{first.get(), &host}}, {&watcher}, [&] { return watcher.fetched_bytes() == held; }));
+  first.reset();
+  std::vector<std::byte> scratch(1024);
+  std::size_t got = 0;
+  ReplayStatus st;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (st.ok() && std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(second.poll(forged).ok());
+    st = watcher.read(held, scratch, got);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(st.message, "relay " + b + ": byte 100: serves another recording than relay " + a +
+                            " (this byte differs from the one already read from it): refused, not spliced");
+  EXPECT_EQ(watcher.fetched_bytes(), held);  // nothing of the other recording was taken
+}
+
+TEST(RelayFailover, AFirstRelayThatNeverAnsweredIsLeftAtByteZero) {
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(200, 64, final_hash));
+  host.visible = host.all().size();
+  std::string error;
+  auto gone = std::make_unique<RelayServer>();
+  ASSERT_TRUE(gone->open(config(), error)) << error;
+  const std::string a = gone->local_address();
+  gone.reset();  // nothing listens there any more
+  RelayServer second;
+  ASSERT_TRUE(second.open(config(), error)) << error;
+  RelayConfig c = config();
+  c.failover_ms = 100;
+  RelaySource watcher;
+  ASSERT_TRUE(watcher.open(a, c, error)) << error;
+  ASSERT_TRUE(watcher.add_fallback(second.local_address(), error)) << error;
+  ASSERT_TRUE(pump({{&second, &host}}, {&watcher}, [&] { return watcher.fetched_bytes() == host.all().size(); }));
+  ASSERT_EQ(watcher.switches().size(), 1u);
+  EXPECT_EQ(watcher.switches()[0].from, a);
+  EXPECT_EQ(watcher.switches()[0].byte, 0u);
+  EXPECT_EQ(fetched(watcher), host.all());
+  EXPECT_EQ(second.stats().bytes_sent, host.all().size());  // nothing held: nothing compared
+}
+
+TEST(RelayFailover, AFallbackMustBeAnAddressOnLoopbackUnlessAllowed) {
+  RelaySource watcher;
+  std::string error;
+  ASSERT_TRUE(watcher.open("127.0.0.1:9", config(), error)) << error;
+  EXPECT_FALSE(watcher.add_fallback("10.1.2.3:9", error));
+  EXPECT_EQ(error, "relay: 10.1.2.3:9 is not a loopback address (allow remote addresses explicitly)");
+}

@@ -285,8 +285,32 @@ PY
     grep -qxF "lockstep spectate --host: error: relay $forger: byte 0: recorded with sim '\x1b]0;pwned\x07\x1b[2J', which this tool does not have" \
       "$work/w4.err" || fail "forged-data message: $(cat -v "$work/w4.err")"
     ! grep -q $'\x1b' "$work/w4.err" || fail "raw escape bytes printed: $(cat -v "$work/w4.err")"
-    kill "$relay_pid" "$forger_pid" 2>/dev/null
-    wait "$relay_pid" "$forger_pid" 2>/dev/null
+    # Relay failover (issue 38) onto a relay of another recording (another world seed): the
+    # watcher compares the new relay's bytes with those held and refuses it at the first that
+    # differs, naming both relays; nothing of it is spliced in.
+    "$bin" record --sim duel --bot 3 --seed 9 --ticks 200 -o "$work/o.replay" >/dev/null 2>&1 || fail "record another"
+    head -c 3000 "$work/o.replay" >"$work/other.replay.partial"
+    first=$(cmp "$work/live.replay.partial" "$work/other.replay.partial" | sed -E 's/.* byte ([0-9]+),.*/\1/')
+    (( first > 0 && first <= 3000 )) || fail "the two recordings do not differ in their first 3000 bytes"
+    # Generous silences: under a loaded machine (CI runs this beside other tests) a relay that
+    # is alive but not scheduled for 300 ms must not look gone before its bytes were read.
+    "$serve" "$work/live.replay" "$work/addr3" 77 "$work/k1" 4 &
+    short_pid=$!
+    "$serve" "$work/other.replay" "$work/addr4" 77 "$work/k1" 30 &
+    other_pid=$!
+    for _ in $(seq 1 250); do [[ -s $work/addr3 && -s $work/addr4 ]] && break; sleep 0.02; done
+    r1=$(cat "$work/addr3")
+    r2=$(cat "$work/addr4")
+    timeout -s KILL 30 "$bin" spectate --host "$r1" --host "$r2" --failover-ms 1500 --session-id 77 --key-file "$work/k1" \
+      --idle-timeout-s 10 >/dev/null 2>"$work/w5.err"
+    rc=$?
+    [[ $rc -eq 2 ]] || fail "a watcher switched onto another recording exited $rc, expected 2: $(cat "$work/w5.err")"
+    grep -qE "^lockstep spectate: relay $r1 stopped answering \(silent for [0-9]+ ms\) at tick [0-9]+ \(byte 3000\): switching to relay $r2$" \
+      "$work/w5.err" || fail "switch message: $(cat "$work/w5.err")"
+    grep -qxF "lockstep spectate --host: error: relay $r2: byte $((first - 1)): serves another recording than relay $r1 (this byte differs from the one already read from it): refused, not spliced" \
+      "$work/w5.err" || fail "refused-relay message: $(cat "$work/w5.err")"
+    kill "$relay_pid" "$forger_pid" "$other_pid" 2>/dev/null
+    wait "$relay_pid" "$forger_pid" "$other_pid" "$short_pid" 2>/dev/null
     ;;
   follow_http)
     # The same broadcast through a web server: the recording's directory is served by a
@@ -365,6 +389,54 @@ PY
     sent1=$(jget "$work/p1.json" udp_sent)
     (( sent0 * 100 <= sent1 * 115 )) || fail "relaying changed peer 0's session traffic: $sent0 datagrams vs peer 1's $sent1"
     echo "relay: peer 0 sent $sent0 session datagrams (peer 1: $sent1); relay bytes $(jget "$work/p0.json" relay_bytes_sent) to 16 watchers; late watcher from tick $s"
+    ;;
+  relay_failover)
+    # Relay failover (issue 38): both peers relay their own recordings (byte-identical); a
+    # relaying watcher ("mid", a process of its own) relays peer 0's onward. The watcher under
+    # test follows mid, with peer 1's relay as the second --host; mid is killed -9 mid-match
+    # (the match goes on), and the watcher switches to peer 1's relay, says so, and ends with
+    # a copy byte-identical to both peers' recordings.
+    n=2400  # 10 s at 240 Hz: mid is killed ~3 s in
+    common="--sim duel --count 2 --ticks $n --tick-hz 240 --input-delay 4 --max-prediction 24 --hash-interval 16"
+    start 0 $common --checkpoint-every 64 --relay 127.0.0.1:0
+    start 1 $common --checkpoint-every 64 --relay 127.0.0.1:0
+    relay_of() {  # relay_of FILE TEXT
+      for _ in $(seq 1 250); do grep -q "$2" "$1" 2>/dev/null && break; sleep 0.02; done
+      grep -o "$2 [^ ]*" "$1" | awk '{print $NF}'
+    }
+    a=$(relay_of "$work/p0.err" "relaying the recording to watchers at")
+    b=$(relay_of "$work/p1.err" "relaying the recording to watchers at")
+    [[ -n $a && -n $b ]] || fail "the peers did not say where they relay"
+    # No `timeout` wrapper: kill -9 must reach the relaying watcher itself (a watchdog bounds it).
+    "$bin" spectate --session-id 77 --json --max-seconds 70 --host "$a" --relay 127.0.0.1:0 \
+      >"$work/mid.json" 2>"$work/mid.err" &
+    mid_pid=$!
+    (sleep 90 & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s; kill -9 "$mid_pid" 2>/dev/null) >/dev/null 2>&1 &
+    watchdogs+=($!)
+    mid=$(relay_of "$work/mid.err" "relaying to watchers at")
+    [[ -n $mid ]] || fail "the relaying watcher did not say where it relays"
+    timeout -s KILL 80 "$bin" spectate --session-id 77 --json --max-seconds 70 --delay-ticks 30 --host "$mid" --host "$b" \
+      --failover-ms 500 --record "$work/w.replay" >"$work/w.json" 2>"$work/w.err" &
+    w=$!
+    sleep 3
+    kill -9 $mid_pid
+    wait $mid_pid 2>/dev/null
+    [[ ! -s $work/mid.json ]] || fail "the relaying watcher ended before it was killed: $(cat "$work/mid.json")"
+    for i in 0 1; do wait_ok $i 0; done
+    wait $w; rc=$?
+    [[ $rc -eq 0 ]] || fail "the watcher exited $rc: $(cat "$work/w.err")"
+    line=$(grep -E "^lockstep spectate: relay $mid stopped answering \(silent for [0-9]+ ms\) at tick [0-9]+ \(byte [0-9]+\): switching to relay $b$" "$work/w.err")
+    [[ -n $line ]] || fail "the watcher did not say it switched: $(cat "$work/w.err")"
+    t=$(sed -E 's/.* at tick ([0-9]+) .*/\1/' <<<"$line")
+    (( t > 0 && t < n )) || fail "the switch was not mid-match (tick $t of $n)"
+    [[ $(jget "$work/w.json" relay_switches) == 1 ]] || fail "relay_switches: $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" source) == "relay $b" ]] || fail "the watcher did not end on peer 1's relay: $(cat "$work/w.json")"
+    [[ $(jget "$work/w.json" tick) == "$n" ]] || fail "the watcher did not reach the end"
+    [[ $(jget "$work/w.json" final_hash) == $(jget "$work/p1.json" final_hash) ]] || fail "the watcher's final state differs"
+    cmp -s "$work/p0.replay" "$work/p1.replay" || fail "the peers' recordings differ"
+    cmp -s "$work/w.replay" "$work/p1.replay" || fail "the watcher's copy differs from peer 1's recording"
+    "$bin" verify "$work/w.replay" >"$work/verify_w.out" 2>&1 || fail "the watcher's copy does not verify: $(cat "$work/verify_w.out")"
+    echo "relay_failover: switched from $mid to $b at tick $t of $n"
     ;;
   rejoin)
     # Peer 1 is killed -9 mid-match and restarted with --rejoin: it fetches peer 0's confirmed

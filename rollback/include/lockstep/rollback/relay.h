@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -43,6 +44,9 @@ struct RelayConfig {
   std::uint32_t max_subscribers = kRelayMaxSubscribers;  // 1..32
   std::uint32_t idle_timeout_ms = 10000;  // a subscriber silent this long frees its slot
   std::uint32_t requests_per_poll = 512;  // datagrams read per poll() at most (flood bound)
+  // A watcher (RelaySource) with further relays switches to the next one when the current one
+  // sent nothing for this long (a relay answers every request, even with no new bytes).
+  std::uint32_t failover_ms = 2000;
 };
 
 struct RelayStats {
@@ -89,6 +93,15 @@ struct RelaySourceStats {
   std::uint64_t dropped = 0;        // malformed, other session, failed tag, out of the window
 };
 
+// A watcher left one relay for the next one it was given (RelaySource::add_fallback).
+struct RelaySwitch {
+  std::string from;       // "HOST:PORT" left
+  std::string to;         // "HOST:PORT" now watched
+  std::uint64_t byte = 0;  // the bytes held then (the new relay serves from there, once it agrees)
+  bool full = false;      // the relay refused (all of its slots taken), else it went silent
+  std::uint64_t silent_us = 0;  // how long it had been silent
+};
+
 // A watcher's view of a relay: a ByteSource that fetches the stream from a RelayServer,
 // keeps every byte it fetched (so a RelayServer can serve it onward), and re-asks on loss.
 class RelaySource final : public replay::ByteSource {
@@ -97,6 +110,13 @@ class RelaySource final : public replay::ByteSource {
   ~RelaySource() override;
   // `relay`: the relay's HOST:PORT; `config.bind` is this watcher's socket (port 0: any).
   bool open(const std::string& relay, const RelayConfig& config, std::string& error);
+  // Another relay serving the same recording (after open), taken in the order given when the
+  // current one goes silent for config.failover_ms or refuses (full). The new relay's stream is
+  // fetched again from byte 0 and compared with the bytes held: only once they agree does it
+  // bring new bytes; a relay whose bytes differ is refused (read fails, naming the byte), never
+  // spliced. Without fallbacks nothing changes (silence is watch_recording's idle timeout).
+  bool add_fallback(const std::string& relay, std::string& error);
+  const std::vector<RelaySwitch>& switches() const noexcept;
   replay::ReplayStatus read(std::uint64_t offset, std::span<std::byte> out, std::size_t& got) override;
   std::string describe() const override;
   std::uint64_t fetched_bytes() const noexcept;
@@ -129,6 +149,8 @@ struct WatchOptions {
   std::uint64_t poll_us = 20000;          // pause between polls when caught up
   std::uint64_t max_us = 3600000000;      // give up after this long (WatchResult::timed_out)
   std::uint64_t idle_timeout_us = 30000000;  // give up when the recording does not grow this long
+  // Called when a RelaySource switched relays, with the tick the follower was at.
+  std::function<void(const RelaySwitch&, std::uint64_t tick)> on_relay_switch;
 };
 
 struct WatchResult {

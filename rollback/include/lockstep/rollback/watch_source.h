@@ -15,11 +15,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lockstep::rollback {
 
 struct WatchSourceOptions {
   std::string host;    // a relay's HOST:PORT to watch through ("" none)
+  // Further relays serving the same recording, switched to in this order when the one watched
+  // goes silent for failover_ms or refuses (RelaySource::add_fallback); only with `host`.
+  std::vector<std::string> more_hosts;
+  std::uint32_t failover_ms = 2000;
   std::string source;  // else: the recording's path or URL, opened by open_recording
   std::string relay;   // serve what was fetched onward from this HOST:PORT ("" none)
   std::string key_file;
@@ -38,7 +43,7 @@ enum class WatchSourceProblem : std::uint8_t {
   Source,         // the recording `source` could not be opened (detail: why)
   HostAndSource,  // both a relay `host` and a recording `source` were given
   Key,            // the key file (error: its message)
-  Host,           // the relay at `host` could not be watched (detail: why)
+  Host,           // the relay at `host` (or one of more_hosts: WatchSource::host) could not be watched (detail: why)
   Onward,         // the onward `relay` could not open (detail: why)
 };
 
@@ -50,6 +55,7 @@ struct WatchSource {
                       // file's error, "relay host H: ...", "recording S: ..." or "onward relay at R: ..."
   WatchSourceProblem problem = WatchSourceProblem::None;
   std::string detail = {};  // the cause without the part it is about (Source, Host, Onward), else ""
+  std::string host = {};    // with Host: the relay address refused
   // When a relay (the one watched, or the onward one) uses a key that is no secret: the warning
   // a peer gives for the same key (match_key_warning_line), for the caller to print.
   std::optional<UdpPeerWarning> warning = std::nullopt;
