@@ -254,7 +254,7 @@ void append_match_fields(inspect::JsonWriter& j, const RollbackSession& session,
       .field("security", wire_security_name(session.config().security)).field("key", key_source)
       .field("dropped_auth", s.dropped_auth).field("dropped_replay", s.dropped_replay)
       .field("dropped_budget", s.dropped_budget).field("unsolicited_sync", s.unsolicited_sync)
-      .field("sync_rejections_sent", s.sync_rejections_sent)
+      .field("sync_rejections_sent", s.sync_rejections_sent).field("rejoin_challenges", s.rejoin_challenges)
       .field("udp_sent", u.sent).field("udp_received", u.received)
       .field("udp_dropped", u.dropped_malformed + u.dropped_unknown + u.dropped_session + u.dropped_sender)
       .field("lossy_lost", lossy_lost);

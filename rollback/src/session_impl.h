@@ -117,6 +117,10 @@ struct RollbackSession::Impl {
     std::uint64_t rejoin_return = ~std::uint64_t{0};
     std::uint64_t rejoin_start = 0;
     std::uint64_t rejoin_drop = 0;
+    // Rejoiner side: the freshness cookie the survivor sent for our outstanding nonce
+    // (kRejectProveFresh); the next requests carry it. Dropped with the nonce.
+    bool has_cookie = false;
+    std::array<std::byte, wire::kCookieBytes> cookie{};
   };
   std::array<Link, kMaxSessionPeers> link{};
   // MAC keys per link (kept apart from Link, which a rejoin resets): with a MatchIdentity each
@@ -286,8 +290,9 @@ struct RollbackSession::Impl {
   void write_header(std::uint8_t type, std::uint32_t dest) noexcept;
   // Appends the trailer (sequence number, MAC) to the `size` bytes built in msg and sends.
   void transmit(std::uint32_t peer, std::uint32_t size) noexcept;
+  // `cookie` (kCookieBytes, or null: zero): a SYNC_REQUEST's or a kRejectProveFresh's.
   void send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round,
-                 std::uint64_t reason = 0) noexcept;
+                 std::uint64_t reason = 0, const std::byte* cookie = nullptr) noexcept;
   void send_rejoin_accept(std::uint32_t peer, std::uint64_t nonce) noexcept;
   void send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept;
   void send_report(std::uint32_t peer, std::uint32_t m) noexcept;
@@ -321,8 +326,16 @@ struct RollbackSession::Impl {
 
   // ---- rejoin (docs/rollback.md, "Rejoin") ---------------------------------------------------
   // Survivor: a restarted process of peer `from` (incarnation `incarnation`, history up to
-  // `history_end`) asks to play again. Accepts (REJOIN_ACCEPT) or refuses with a reason.
-  void on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end, std::uint64_t nonce) noexcept;
+  // `history_end`) asks to play again; `body` is its SYNC_REQUEST's. Accepts (REJOIN_ACCEPT)
+  // only when the request carries the cookie made for it, else answers with one
+  // (kRejectProveFresh) or refuses with a reason.
+  void on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end,
+                         const std::byte* body) noexcept;
+  // The cookie for a rejoin request (session_wire.h): drawn lazily, one secret per session.
+  void rejoin_cookie(std::uint32_t from, std::uint32_t incarnation, std::uint64_t drop, std::uint64_t history_end,
+                     std::uint64_t nonce, std::byte out[wire::kCookieBytes]) noexcept;
+  bool cookie_secret_drawn = false;
+  wire::CookieSecret cookie_secret{};
   // Rejoiner: the survivor's answer; `seq` is its sequence number (older messages are ignored).
   void on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept;
   void push_rejoined(std::uint32_t peer, std::uint64_t tick) noexcept;

@@ -110,6 +110,15 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
     const std::uint64_t reason = get_u64(b + 8);
     if (cfg.rejoin && reason == kRejectNotDropped) {
       l.nonce = wire::random_u64();  // the survivor has not dropped us yet: ask again
+      l.has_cookie = false;
+      return;
+    }
+    if (cfg.rejoin && reason == kRejectProveFresh) {
+      // Ask again at once, same nonce, with the cookie: proof that this process received the
+      // survivor's answer, which a recorded request cannot give.
+      l.has_cookie = true;
+      std::memcpy(l.cookie.data(), b + kSyncCookieOffset, wire::kCookieBytes);
+      send_sync(from, kMsgSyncRequest, l.nonce, l.sync_done, 0, l.cookie.data());
       return;
     }
     (void)fail({ErrorCode::Mismatch,
@@ -136,9 +145,29 @@ void RollbackSession::Impl::push_rejoined(std::uint32_t peer, std::uint64_t tick
   }
 }
 
+void RollbackSession::Impl::rejoin_cookie(std::uint32_t from, std::uint32_t incarnation, std::uint64_t drop,
+                                          std::uint64_t history_end, std::uint64_t nonce,
+                                          std::byte out[wire::kCookieBytes]) noexcept {
+  if (!cookie_secret_drawn) {
+    for (std::size_t i = 0; i < cookie_secret.size(); i += 8) {
+      const std::uint64_t r = wire::random_u64();
+      for (std::size_t k = 0; k < 8; ++k) cookie_secret[i + k] = static_cast<std::uint8_t>(r >> (8 * k));
+    }
+    cookie_secret_drawn = true;
+  }
+  std::byte in[1 + 4 + 3 * 8];
+  in[0] = std::byte{static_cast<std::uint8_t>(from)};
+  put_u32(in + 1, incarnation);
+  put_u64(in + 5, drop);
+  put_u64(in + 13, history_end);
+  put_u64(in + 21, nonce);
+  wire::compute_cookie(cookie_secret, std::span<const std::byte>(in, sizeof in), out);
+}
+
 void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end,
-                                              std::uint64_t nonce) noexcept {
+                                              const std::byte* body) noexcept {
   Link& l = link[from];
+  const std::uint64_t nonce = get_u64(body);
   auto refuse = [&](std::uint64_t reason) {
     send_sync(from, kMsgSyncReject, nonce, 0, reason);
     ++stats.sync_rejections_sent;
@@ -175,6 +204,15 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
   // The return tick: past every tick we claimed (our local inputs reach `ours`), so nothing we
   // simulated or confirmed took the default for a tick from R on; plus the input delay, so the
   // rejoiner's first input can still arrive in time.
+  // Fresh, not recorded: the request must carry the cookie made for exactly this request
+  // (this process's secret, this drop, this history and nonce); else it gets one to return.
+  std::byte cookie[wire::kCookieBytes];
+  rejoin_cookie(from, incarnation, drop, history_end, nonce, cookie);
+  if ((get_u32(body + 12) & kSyncFlagCookie) == 0 || !wire::cookie_equal(cookie, body + kSyncCookieOffset)) {
+    send_sync(from, kMsgSyncReject, nonce, 0, kRejectProveFresh, cookie);
+    ++stats.rejoin_challenges;
+    return;
+  }
   const std::uint64_t r = std::max(ours, current()) + delay + 2;
   l.incarnation = incarnation;
   l.incarnation_known = true;

@@ -86,7 +86,7 @@ void RollbackSession::Impl::receive() noexcept {
     } else if (incarnation != l.incarnation) {
       if (type == kMsgSyncRequest && (get_u32(body + 12) & kSyncFlagRejoin) != 0) {
         // A restarted process asks to play again (authenticated above, like everything).
-        on_rejoin_request(from, incarnation, h.tick, get_u64(body));
+        on_rejoin_request(from, incarnation, h.tick, body);
         continue;
       }
       ++stats.stale;  // an earlier or a restarted run of that peer (or a stranger's guess)

@@ -48,14 +48,20 @@ void RollbackSession::Impl::transmit(std::uint32_t peer, std::uint32_t size) noe
 }
 
 void RollbackSession::Impl::send_sync(std::uint32_t peer, std::uint8_t type, std::uint64_t nonce, std::uint32_t round,
-                                      std::uint64_t reason) noexcept {
+                                      std::uint64_t reason, const std::byte* cookie) noexcept {
   write_header(type, peer);
   put_u64(&msg[kHeaderBytes], nonce);
   if (type == kMsgSyncRequest) {
     put_u32(&msg[kHeaderBytes + 8], round);
-    put_u32(&msg[kHeaderBytes + 12], cfg.rejoin ? kSyncFlagRejoin : 0u);
+    put_u32(&msg[kHeaderBytes + 12], (cfg.rejoin ? kSyncFlagRejoin : 0u) | (cookie != nullptr ? kSyncFlagCookie : 0u));
   } else {
     put_u64(&msg[kHeaderBytes + 8], reason);  // SYNC_REJECT's reason; 0 in a SYNC_REPLY
+  }
+  std::byte* c = &msg[kHeaderBytes + kSyncCookieOffset];
+  if (cookie != nullptr) {
+    std::memcpy(c, cookie, wire::kCookieBytes);
+  } else {
+    std::memset(c, 0, wire::kCookieBytes);
   }
   transmit(peer, kHeaderBytes + kSyncBodyBytes);
 }
@@ -114,7 +120,9 @@ void RollbackSession::Impl::send() noexcept {
       continue;
     }
     if (!is_running) {
-      if (!link[q].ready) send_sync(q, kMsgSyncRequest, link[q].nonce, link[q].sync_done);
+      if (!link[q].ready)
+        send_sync(q, kMsgSyncRequest, link[q].nonce, link[q].sync_done, 0,
+                  link[q].has_cookie ? link[q].cookie.data() : nullptr);
       continue;
     }
     bool any = false;

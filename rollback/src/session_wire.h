@@ -11,7 +11,7 @@ namespace lockstep::rollback::session_wire {
 
 // ---- Messages ---------------------------------------------------------------------------
 // All integers little-endian. Common header (40 bytes):
-//   u8 type · u8 version (4) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u8 type · u8 version (5) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
 //   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
 //   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
 //   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
@@ -26,34 +26,46 @@ namespace lockstep::rollback::session_wire {
 // type 2, HASH (the sender's confirmed state hash at `tick`):
 //   u64 tick · u64 total · u64 entities · u64 archetypes · u64 resources ·
 //   u32 component count · u32 0 · u64 component[count]
-// type 3, SYNC_REQUEST: u64 nonce (fresh, from the OS CSPRNG) · u32 round · u32 0;
-// type 4, SYNC_REPLY: u64 nonce (echoed) · u64 0;
+// The three handshake messages have a 32-byte body:
+// type 3, SYNC_REQUEST: u64 nonce (fresh, from the OS CSPRNG) · u32 round · u32 flags ·
+//   16-byte freshness cookie (kSyncFlagCookie; else zero);
+// type 4, SYNC_REPLY: u64 nonce (echoed) · u64 0 · 16 zero bytes;
 // type 5, SYNC_REJECT (the sender runs the match with another incarnation of the receiver):
-//   u64 nonce (echoed from the rejected request) · u64 reason (kReject*). Replies and
-//   rejections are honoured only by a synchronizing peer whose outstanding nonce they echo.
+//   u64 nonce (echoed from the rejected request) · u64 reason (kReject*) · 16-byte cookie
+//   (kRejectProveFresh; else zero). Replies and rejections are honoured only by a
+//   synchronizing peer whose outstanding nonce they echo.
 // type 6, REJOIN_ACCEPT (the survivor takes a restarted peer's players back):
 //   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u64 drop tick D. The
 //   survivor sends the rejoiner its own player's inputs [S, D) (when its history ends before
 //   the drop), the default holds on [D, R), the rejoiner's inputs count from R.
-// A SYNC_REQUEST's last u32 is flags: bit 0 = rejoin (the header's tick is the rejoiner's S).
-// Version 3 had no REJOIN_ACCEPT, no flags and no reason.
+// A SYNC_REQUEST's flags: bit 0 = rejoin (the header's tick is the rejoiner's S); bit 1 = the
+// cookie field holds the cookie the survivor sent with kRejectProveFresh. The survivor takes a
+// rejoiner back only on a request that carries the cookie it made for this request: a keyed
+// BLAKE2b of a per-process secret over (rejoiner, incarnation, drop tick, S, nonce), so a
+// recorded request — of another match under the same key and session id, or of an earlier
+// drop — cannot put a phantom back (docs/rollback.md, "Threat model").
+// Version 4 had 16-byte handshake bodies and no cookie; version 3 no REJOIN_ACCEPT, no flags
+// and no reason.
 constexpr std::uint8_t kMsgInput = 1;
 constexpr std::uint8_t kMsgHash = 2;
 constexpr std::uint8_t kMsgSyncRequest = 3;
 constexpr std::uint8_t kMsgSyncReply = 4;
 constexpr std::uint8_t kMsgSyncReject = 5;
 constexpr std::uint8_t kMsgRejoinAccept = 6;
-constexpr std::uint8_t kWireVersion = 4;
+constexpr std::uint8_t kWireVersion = 5;
 constexpr std::uint32_t kSyncFlagRejoin = 1;
+constexpr std::uint32_t kSyncFlagCookie = 2;
 constexpr std::uint32_t kRejoinBodyBytes = 32;
 // SYNC_REJECT reasons.
 constexpr std::uint64_t kRejectRestarted = 0;      // a restarted process that did not ask to rejoin
 constexpr std::uint64_t kRejectHistoryTooOld = 1;  // the rejoiner's history ends where the survivor keeps no inputs
 constexpr std::uint64_t kRejectNotDropped = 2;     // the survivor has not dropped the player yet: ask again
 constexpr std::uint64_t kRejectUnsupported = 3;    // more than one survivor (not supported yet)
+constexpr std::uint64_t kRejectProveFresh = 4;     // ask again with the cookie this rejection carries
 constexpr std::uint32_t kHeaderBytes = 40;
 constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
-constexpr std::uint32_t kSyncBodyBytes = 16;
+constexpr std::uint32_t kSyncBodyBytes = 32;
+constexpr std::uint32_t kSyncCookieOffset = 16;  // in the handshake body
 constexpr std::uint8_t kFlagAuthenticated = 1;
 constexpr std::uint32_t kDefaultReceiveBudget = 256;
 constexpr std::uint32_t kNoEcho = 0xFFFFFFFFu;

@@ -13,6 +13,9 @@
 
 #if LOCKSTEP_HAVE_SODIUM
 #include <sodium.h>
+#else
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 #endif
 
 namespace lockstep::rollback {
@@ -27,6 +30,7 @@ bool sodium_ready() noexcept {
 }
 // 16 bytes: the BLAKE2b "personalization" separating our MACs from any other use of the key.
 constexpr unsigned char kPersonalMsg[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'm', 's', 'g', '-', 'v', '3', 0};
+constexpr unsigned char kPersonalCookie[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'c', 'o', 'o', 'k', 'i', 'e', 0};
 constexpr unsigned char kPersonalTestKey[16] = {'l', 'o', 'c', 'k', 's', 't', 'e', 'p', '-', 'i', 'n', 's', 'e', 'c', 'k', 0};
 #endif
 }  // namespace
@@ -176,6 +180,31 @@ bool verify_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std
   (void)key, (void)receiver, (void)bytes, (void)tag;
   return false;
 #endif
+}
+
+void compute_cookie(const CookieSecret& secret, std::span<const std::byte> bytes, std::byte out[kCookieBytes]) noexcept {
+#if LOCKSTEP_HAVE_SODIUM
+  (void)sodium_ready();
+  crypto_generichash_blake2b_state st;
+  crypto_generichash_blake2b_init_salt_personal(&st, secret.data(), secret.size(), kCookieBytes, nullptr,
+                                                kPersonalCookie);
+  crypto_generichash_blake2b_update(&st, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  crypto_generichash_blake2b_final(&st, reinterpret_cast<unsigned char*>(out), kCookieBytes);
+#else
+  XXH64_hash_t seed = 0;
+  for (std::size_t i = 0; i < 8; ++i) seed = (seed << 8) | secret[i];
+  const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed);
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    out[i] = static_cast<std::byte>((h.low64 >> (8 * i)) & 0xFFu);
+    out[8 + i] = static_cast<std::byte>((h.high64 >> (8 * i)) & 0xFFu);
+  }
+#endif
+}
+
+bool cookie_equal(const std::byte a[kCookieBytes], const std::byte b[kCookieBytes]) noexcept {
+  unsigned diff = 0;
+  for (std::uint32_t i = 0; i < kCookieBytes; ++i) diff |= std::to_integer<unsigned>(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 std::uint64_t random_u64() noexcept {

@@ -21,6 +21,16 @@ void compute_tag(const MatchKey& key, std::uint32_t receiver, std::span<const st
 bool verify_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std::byte> bytes,
                 const std::byte tag[kTagBytes]) noexcept;
 
+// A rejoin's freshness cookie (session_wire.h, kRejectProveFresh): keyed BLAKE2b-128 of
+// `bytes` under a secret the survivor draws once per process (random_u64), personal
+// "lockstep-cookie". Without libsodium (foreign toolchains: unauthenticated sessions only) the
+// secret seeds XXH3-128, which still proves the round trip to the rejoiner's address.
+inline constexpr std::uint32_t kCookieBytes = 16;
+using CookieSecret = std::array<std::uint8_t, 32>;
+void compute_cookie(const CookieSecret& secret, std::span<const std::byte> bytes, std::byte out[kCookieBytes]) noexcept;
+// Constant-time comparison of two cookies.
+bool cookie_equal(const std::byte a[kCookieBytes], const std::byte b[kCookieBytes]) noexcept;
+
 // 0..15 for a hexadecimal digit (either case), else -1.
 int hex_digit(char c) noexcept;
 

@@ -99,11 +99,11 @@ void put_u64(Bytes& m, std::size_t at, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) m[at + i] = static_cast<std::byte>(v >> (8 * i));
 }
 
-// A v4 session message as a stranger writes it (rollback/src/session_wire.h).
+// A v5 session message as a stranger writes it (rollback/src/session_wire.h).
 Bytes stranger_sync(std::uint8_t type, std::uint32_t session, std::uint32_t incarnation) {
-  Bytes m(40 + 16 + 24, std::byte{0});
+  Bytes m(40 + 32 + 24, std::byte{0});
   m[0] = std::byte{type};
-  m[1] = std::byte{4};  // wire version
+  m[1] = std::byte{5};  // wire version
   m[2] = std::byte{1};
   m[3] = std::byte{2};
   put_u32(m, 4, session);
@@ -319,7 +319,7 @@ int main(int argc, char** argv) {
       put_u64(gone, gone.size() - 24, next_random() | (1ull << 40));
       inject(gone);
       Bytes reject = seen;
-      reject.resize(40 + 16 + 24);
+      reject.resize(40 + 32 + 24);
       reject[0] = std::byte{5};
       put_u64(reject, 40, next_random());
       inject(reject);
@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
           Bytes gone = *input;
           gone[20] = static_cast<std::byte>(1u << j);  // "peer j is disconnected": expels j if believed
           if (sign(gone, cheat_key[j], j, ++forged_seq)) inject_to(j, gone);
-          Bytes rejoin(40 + 16 + 24, std::byte{0});
+          Bytes rejoin(40 + 32 + 24, std::byte{0});
           std::memcpy(rejoin.data(), input->data(), 40);
           rejoin[0] = std::byte{3};
           put_u32(rejoin, 16, static_cast<std::uint32_t>(next_random()) | 1u);  // a "restarted" peer 1

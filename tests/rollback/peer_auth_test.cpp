@@ -260,7 +260,7 @@ void forge_all(const std::vector<Message>& seen, std::deque<Message>& inject, co
     gone[20] = std::byte{1};  // "peer 0 is disconnected": expels peer 0 if believed
     sign(gone, key, 0, ++seq);
     inject.push_back(gone);
-    Message rejoin(kHeader + 16 + kTrailer, std::byte{0});
+    Message rejoin(kHeader + 32 + kTrailer, std::byte{0});
     std::memcpy(rejoin.data(), in->data(), kHeader);
     rejoin[0] = std::byte{3};
     put_u32(rejoin, 16, 0xC0FFEE01u);  // another incarnation: a restart of peer 1
@@ -269,7 +269,7 @@ void forge_all(const std::vector<Message>& seen, std::deque<Message>& inject, co
     sign(rejoin, key, 0, ++seq);
     inject.push_back(rejoin);
     Message reject = *in;
-    reject.resize(kHeader + 16 + kTrailer);
+    reject.resize(kHeader + 32 + kTrailer);
     reject[0] = std::byte{5};
     sign(reject, key, 0, ++seq);
     inject.push_back(reject);

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -61,11 +63,38 @@ SessionConfig session_config(std::uint32_t id, std::uint32_t incarnation, bool r
   return sc;
 }
 
-// A fresh peer; `runner` is at tick 0, or at the end of the history for a rejoiner.
+// A wire tap on one peer's path: keeps the rejoin requests the peer sends, and delivers
+// extra messages (as if from peer 1's address) before the network's.
+class Tap final : public Transport {
+ public:
+  explicit Tap(Transport& inner) : inner_(inner) {}
+  bool send(std::uint32_t peer, std::span<const std::byte> m) noexcept override {
+    if (m.size() > 52 && m[0] == std::byte{3} && (std::to_integer<unsigned>(m[52]) & 1u) != 0)
+      rejoin_requests.emplace_back(m.begin(), m.end());
+    return inner_.send(peer, m);
+  }
+  std::uint32_t receive(std::uint32_t& from, std::span<std::byte, kMaxMessageBytes> out) noexcept override {
+    if (inject.empty()) return inner_.receive(from, out);
+    const std::vector<std::byte> m = std::move(inject.front());
+    inject.pop_front();
+    std::memcpy(out.data(), m.data(), m.size());
+    from = 1;
+    return static_cast<std::uint32_t>(m.size());
+  }
+  std::vector<std::vector<std::byte>> rejoin_requests;
+  std::deque<std::vector<std::byte>> inject;
+
+ private:
+  Transport& inner_;
+};
+
+// A fresh peer; `runner` is at tick 0, or at the end of the history for a rejoiner. `via`:
+// its transport, when not the network's endpoint (a Tap around it).
 void start(Peer& p, std::unique_ptr<Runner> runner, SimNetwork& net, std::uint32_t id, std::uint32_t incarnation,
-           bool rejoin) {
+           bool rejoin, Transport* via = nullptr) {
   p.runner = std::move(runner);
-  p.session = std::make_unique<RollbackSession>(*p.runner, session_config(id, incarnation, rejoin), &net.endpoint(id));
+  p.session = std::make_unique<RollbackSession>(*p.runner, session_config(id, incarnation, rejoin),
+                                                via != nullptr ? via : &net.endpoint(id));
   ASSERT_TRUE(p.session->status().ok()) << p.session->status().message();
   p.log = std::make_unique<ReplayLogSink>(*p.runner);
   p.session->set_confirmed_sink(p.log.get());
@@ -85,7 +114,7 @@ struct Outcome {
 // its player; both play to the end. Returns the agreed ticks.
 // `before_drop` > 0: the rejoiner's history ends that many ticks before the drop tick (its
 // recording was fetched early), so the survivor completes it with the player's last inputs.
-Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner, std::uint64_t before_drop = 0) {
+Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner, std::uint64_t before_drop = 0, Tap* tap = nullptr) {
   Outcome o;
   start(survivor, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 0, 11, false);
   start(rejoiner, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 1, 22, false);
@@ -109,7 +138,7 @@ Outcome play(SimNetwork& net, Peer& survivor, Peer& rejoiner, std::uint64_t befo
       VerifyResult v = verify(*runner, history);
       EXPECT_TRUE(v.ok && v.error.empty()) << v.error << " " << v.differs;
       o.history = runner->world().tick();
-      start(rejoiner, std::move(runner), net, 1, 33, true);
+      start(rejoiner, std::move(runner), net, 1, 33, true, tap);
       rejoiner.log->replay() = history;  // its recording begins with the same history
       restarted = true;
     }
@@ -210,6 +239,72 @@ TEST(Rejoin, AHistoryEndingBeforeTheDropIsCompletedByTheSurvivor) {
   Peer survivor, rejoiner;
   const Outcome o = play(net, survivor, rejoiner, /*before_drop=*/30);
   check(survivor, rejoiner, o, /*history_before_drop=*/true);
+}
+
+// Issue 39 item 18: a rejoin request recorded on the wire of match A, replayed to the survivor
+// of a later match B that uses the same key and session id (and in which peer 1 died the same
+// way), must not take a phantom peer 1 back. Wire version 4 accepted it (the request is
+// authentic and its incarnation new); since version 5 the survivor answers with a freshness
+// cookie that nobody returns, and player 1 stays on the default input to the end.
+TEST(Rejoin, ARejoinRequestRecordedInAnEarlierMatchPutsNoPhantomBack) {
+  SimNetworkConfig nc;
+  nc.conditions.latency_us = 20000;
+  nc.conditions.jitter_us = 10000;
+  nc.seed = 4;
+  std::vector<std::vector<std::byte>> recorded;
+  {
+    SimNetwork net(nc);
+    Tap tap(net.endpoint(1));
+    Peer survivor, rejoiner;
+    const Outcome o = play(net, survivor, rejoiner, 0, &tap);
+    check(survivor, rejoiner, o);
+    // The honest rejoin: one cookie round trip at least, and a request that returned it.
+    EXPECT_GE(survivor.session->stats().rejoin_challenges, 1u);
+    const bool returned_cookie = std::any_of(tap.rejoin_requests.begin(), tap.rejoin_requests.end(), [](const auto& m) {
+      return (std::to_integer<unsigned>(m[52]) & 2u) != 0;
+    });
+    EXPECT_TRUE(returned_cookie);
+    recorded = tap.rejoin_requests;
+  }
+  ASSERT_FALSE(recorded.empty());
+
+  SimNetwork net(nc);
+  Tap tap(net.endpoint(0));
+  Peer survivor, victim;
+  start(survivor, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 0, 11, false, &tap);
+  start(victim, std::make_unique<Runner>(fixtures::duel_sim(), duel_config(2)), net, 1, 22, false);
+  std::uint64_t now = 0;
+  std::uint64_t replayed = 0;
+  for (int f = 0; f < 6000 && !survivor.loop->finished(); ++f, now += 16667) {
+    net.advance_to(now);
+    if (f < 200) {  // then kill -9, never restarted
+      EXPECT_TRUE(victim.loop->frame(now, *victim.host).ok());
+    }
+    const SessionEvent* dropped = survivor.host->find(SessionEventKind::DisconnectAgreed);
+    if (dropped != nullptr && f % 10 == 0 && replayed < 20 * recorded.size()) {
+      for (const auto& m : recorded) tap.inject.push_back(m);
+      replayed += recorded.size();
+    }
+    ASSERT_TRUE(survivor.loop->frame(now, *survivor.host).ok()) << survivor.session->status().message();
+  }
+  ASSERT_TRUE(survivor.loop->finished());
+  const SessionEvent* dropped = survivor.host->find(SessionEventKind::DisconnectAgreed);
+  ASSERT_NE(dropped, nullptr);
+  EXPECT_GT(replayed, 0u);
+  EXPECT_EQ(survivor.host->find(SessionEventKind::Rejoined), nullptr) << "a recorded request took a phantom back";
+  EXPECT_GE(survivor.session->stats().rejoin_challenges, 1u);
+  EXPECT_EQ(survivor.session->confirmed_tick(), kEnd);
+  // Player 1's input is the default from the drop tick to the end.
+  const Replay& a = survivor.log->replay();
+  const std::uint32_t size = fixtures::duel_sim().input_type().size;
+  ASSERT_EQ(a.frame_count(), kEnd);
+  std::uint64_t first_played = ~std::uint64_t{0};
+  for (std::uint64_t t = dropped->tick; t < kEnd && first_played == ~std::uint64_t{0}; ++t) {
+    for (std::uint32_t i = 0; i < size; ++i) {
+      if (a.frame(t)[size + i] != std::byte{0}) first_played = t;
+    }
+  }
+  EXPECT_EQ(first_played, ~std::uint64_t{0}) << "player 1 has inputs after its drop at " << dropped->tick;
 }
 
 TEST(Rejoin, ARestartWithoutRejoinIsStillRefusedClearly) {

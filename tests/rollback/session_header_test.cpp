@@ -19,11 +19,11 @@ std::vector<std::byte> bytes(T... v) {
   return {static_cast<std::byte>(v)...};
 }
 
-// type 1 · version 4 · sender 1 · players 2 · session 0x0A0B0C0D · tick 0x0102030405060708 ·
+// type 1 · version 5 · sender 1 · players 2 · session 0x0A0B0C0D · tick 0x0102030405060708 ·
 // incarnation 0x11223344 · gone 0x0005 · advantage -3 · clock 0x55667788 · echo none ·
 // held 0x000000FF · flags 1 · 0 0 0
 std::vector<std::byte> known_header() {
-  return bytes(0x01, 0x04, 0x01, 0x02,                          //
+  return bytes(0x01, 0x05, 0x01, 0x02,                          //
                0x0D, 0x0C, 0x0B, 0x0A,                          // session id
                0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // tick
                0x44, 0x33, 0x22, 0x11,                          // incarnation

@@ -35,9 +35,9 @@ std::uint8_t type_of(const Message& m) { return std::to_integer<std::uint8_t>(m[
 // A message as an off-path stranger writes it: a plausible unsigned header of "peer 1" with
 // an invented incarnation and nonce, a fresh sequence number and no valid MAC.
 Message stranger_sync(std::uint8_t type, std::uint32_t incarnation, std::uint64_t nonce, std::uint64_t seq) {
-  Message m(kHeader + 16 + kTrailer, std::byte{0});
+  Message m(kHeader + 32 + kTrailer, std::byte{0});
   m[0] = std::byte{type};
-  m[1] = std::byte{4};  // wire version
+  m[1] = std::byte{5};  // wire version
   m[2] = std::byte{1};  // sender: peer 1 (its address is spoofed)
   m[3] = std::byte{2};  // players
   for (int i = 0; i < 4; ++i) m[4 + i] = static_cast<std::byte>(kSessionId >> (8 * i));
@@ -255,7 +255,7 @@ TEST(wire_security, ForgedFramesChangeNothingWhenAuthenticated) {
         inject.push_back(gone);
         Message reject = *in;
         reject[0] = std::byte{5};
-        reject.resize(kHeader + 16 + kTrailer);
+        reject.resize(kHeader + 32 + kTrailer);
         inject.push_back(reject);
       }
       if (const Message* h = newest(seen, 2); h != nullptr && h->size() >= kHeader + 48 + 8 + kTrailer) {

@@ -162,7 +162,7 @@ std::string describe_session_event(const SessionEvent& event);
 // wait_recommendations, max_frame_advantage_seen, rollbacks, max_rollback_depth, stalls,
 // hash_checks, desyncs, disconnects, relayed_inputs, malformed, stale, security, key
 // (`key_source`), dropped_auth, dropped_replay, dropped_budget, unsolicited_sync,
-// sync_rejections_sent, udp_sent, udp_received, udp_dropped, lossy_lost, then
+// sync_rejections_sent, rejoin_challenges, udp_sent, udp_received, udp_dropped, lossy_lost, then
 // disconnect_tick_peerQ (and rejoin_tick_peerQ) of every other peer that disconnected.
 void append_match_fields(inspect::JsonWriter& j, const RollbackSession& session, const MatchLoop& loop,
                          const UdpTransportStats& udp, std::uint64_t lossy_lost, std::string_view key_source);

@@ -205,6 +205,9 @@ struct SessionStats {
   std::uint64_t dropped_replay = 0;  // a valid message seen before (or older than the window)
   std::uint64_t dropped_budget = 0;  // over the per-peer receive budget of one poll
   std::uint64_t unsolicited_sync = 0;  // handshake replies/rejections answering no request of ours
+  // Rejoin requests answered with a freshness cookie instead of an acceptance (one per honest
+  // rejoin; more: recorded requests replayed at this survivor).
+  std::uint64_t rejoin_challenges = 0;
 };
 
 enum class PeerState : std::uint8_t { Local = 0, Synchronizing = 1, Running = 2, Interrupted = 3, Disconnected = 4 };
