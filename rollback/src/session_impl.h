@@ -331,9 +331,10 @@ struct RollbackSession::Impl {
   // (kRejectProveFresh) or refuses with a reason.
   void on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end,
                          const std::byte* body) noexcept;
-  // The cookie for a rejoin request (session_wire.h): drawn lazily, one secret per session.
+  // The cookie for a rejoin request in cookie epoch `epoch` (session_wire.h): the secret is
+  // drawn lazily, one per session.
   void rejoin_cookie(std::uint32_t from, std::uint32_t incarnation, std::uint64_t drop, std::uint64_t history_end,
-                     std::uint64_t nonce, std::byte out[wire::kCookieBytes]) noexcept;
+                     std::uint64_t nonce, std::uint64_t epoch, std::byte out[wire::kCookieBytes]) noexcept;
   bool cookie_secret_drawn = false;
   wire::CookieSecret cookie_secret{};
   // Rejoiner: the survivor's answer; `seq` is its sequence number (older messages are ignored).

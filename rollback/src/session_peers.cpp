@@ -95,6 +95,7 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
     push_event(e);
     if (l.sync_done < cfg.sync_roundtrips) {
       l.nonce = wire::random_u64();
+      l.has_cookie = false;
       return;
     }
     l.ready = true;
@@ -146,7 +147,7 @@ void RollbackSession::Impl::push_rejoined(std::uint32_t peer, std::uint64_t tick
 }
 
 void RollbackSession::Impl::rejoin_cookie(std::uint32_t from, std::uint32_t incarnation, std::uint64_t drop,
-                                          std::uint64_t history_end, std::uint64_t nonce,
+                                          std::uint64_t history_end, std::uint64_t nonce, std::uint64_t epoch,
                                           std::byte out[wire::kCookieBytes]) noexcept {
   if (!cookie_secret_drawn) {
     for (std::size_t i = 0; i < cookie_secret.size(); i += 8) {
@@ -155,12 +156,13 @@ void RollbackSession::Impl::rejoin_cookie(std::uint32_t from, std::uint32_t inca
     }
     cookie_secret_drawn = true;
   }
-  std::byte in[1 + 4 + 3 * 8];
+  std::byte in[1 + 4 + 4 * 8];
   in[0] = std::byte{static_cast<std::uint8_t>(from)};
   put_u32(in + 1, incarnation);
   put_u64(in + 5, drop);
   put_u64(in + 13, history_end);
   put_u64(in + 21, nonce);
+  put_u64(in + 29, epoch);
   wire::compute_cookie(cookie_secret, std::span<const std::byte>(in, sizeof in), out);
 }
 
@@ -201,18 +203,27 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
   if (history_end > emitted) return refuse(kRejectHistoryTooOld);
   for (std::uint64_t t = history_end; t < ours; ++t)
     if (!has(t)) return refuse(kRejectHistoryTooOld);
-  // The return tick: past every tick we claimed (our local inputs reach `ours`), so nothing we
-  // simulated or confirmed took the default for a tick from R on; plus the input delay, so the
-  // rejoiner's first input can still arrive in time.
-  // Fresh, not recorded: the request must carry the cookie made for exactly this request
-  // (this process's secret, this drop, this history and nonce); else it gets one to return.
+  // Fresh, not recorded: the request must carry the cookie made for exactly this request (this
+  // session's secret, this drop, this history and nonce) in this cookie epoch or the one before;
+  // else it gets one to return.
+  const std::uint64_t epoch = now / kCookieEpochUs;
   std::byte cookie[wire::kCookieBytes];
-  rejoin_cookie(from, incarnation, drop, history_end, nonce, cookie);
-  if ((get_u32(body + 12) & kSyncFlagCookie) == 0 || !wire::cookie_equal(cookie, body + kSyncCookieOffset)) {
+  rejoin_cookie(from, incarnation, drop, history_end, nonce, epoch, cookie);
+  const bool carries = (get_u32(body + 12) & kSyncFlagCookie) != 0;
+  bool fresh = carries && wire::cookie_equal(cookie, body + kSyncCookieOffset);
+  if (carries && !fresh && epoch > 0) {
+    std::byte previous[wire::kCookieBytes];
+    rejoin_cookie(from, incarnation, drop, history_end, nonce, epoch - 1, previous);
+    fresh = wire::cookie_equal(previous, body + kSyncCookieOffset);
+  }
+  if (!fresh) {
     send_sync(from, kMsgSyncReject, nonce, 0, kRejectProveFresh, cookie);
     ++stats.rejoin_challenges;
     return;
   }
+  // The return tick: past every tick we claimed (our local inputs reach `ours`), so nothing we
+  // simulated or confirmed took the default for a tick from R on; plus the input delay, so the
+  // rejoiner's first input can still arrive in time.
   const std::uint64_t r = std::max(ours, current()) + delay + 2;
   l.incarnation = incarnation;
   l.incarnation_known = true;

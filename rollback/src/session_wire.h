@@ -41,9 +41,10 @@ namespace lockstep::rollback::session_wire {
 // A SYNC_REQUEST's flags: bit 0 = rejoin (the header's tick is the rejoiner's S); bit 1 = the
 // cookie field holds the cookie the survivor sent with kRejectProveFresh. The survivor takes a
 // rejoiner back only on a request that carries the cookie it made for this request: a keyed
-// BLAKE2b of a per-process secret over (rejoiner, incarnation, drop tick, S, nonce), so a
-// recorded request — of another match under the same key and session id, or of an earlier
-// drop — cannot put a phantom back (docs/rollback.md, "Threat model").
+// BLAKE2b of a per-session secret over (rejoiner, incarnation, drop tick, S, nonce, cookie
+// epoch), so a recorded request — of another match under the same key and session id, of an
+// earlier drop, or held back for more than an epoch — cannot put a phantom back
+// (docs/rollback.md, "Threat model").
 // Version 4 had 16-byte handshake bodies and no cookie; version 3 no REJOIN_ACCEPT, no flags
 // and no reason.
 constexpr std::uint8_t kMsgInput = 1;
@@ -66,6 +67,9 @@ constexpr std::uint32_t kHeaderBytes = 40;
 constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
 constexpr std::uint32_t kSyncBodyBytes = 32;
 constexpr std::uint32_t kSyncCookieOffset = 16;  // in the handshake body
+// A cookie is accepted in the epoch (of the survivor's clock) it was made in and the next: 2 to
+// 4 s, ample for the rejoiner's immediate answer; a later request is challenged again.
+constexpr std::uint64_t kCookieEpochUs = 2000000;
 constexpr std::uint8_t kFlagAuthenticated = 1;
 constexpr std::uint32_t kDefaultReceiveBudget = 256;
 constexpr std::uint32_t kNoEcho = 0xFFFFFFFFu;

@@ -22,9 +22,10 @@ bool verify_tag(const MatchKey& key, std::uint32_t receiver, std::span<const std
                 const std::byte tag[kTagBytes]) noexcept;
 
 // A rejoin's freshness cookie (session_wire.h, kRejectProveFresh): keyed BLAKE2b-128 of
-// `bytes` under a secret the survivor draws once per process (random_u64), personal
+// `bytes` under a secret the survivor's session draws once (random_u64), personal
 // "lockstep-cookie". Without libsodium (foreign toolchains: unauthenticated sessions only) the
-// secret seeds XXH3-128, which still proves the round trip to the rejoiner's address.
+// secret's first 8 bytes seed XXH3-128: a 64-bit seed, not a MAC, which still proves the round
+// trip to the rejoiner's address against an off-path stranger.
 inline constexpr std::uint32_t kCookieBytes = 16;
 using CookieSecret = std::array<std::uint8_t, 32>;
 void compute_cookie(const CookieSecret& secret, std::span<const std::byte> bytes, std::byte out[kCookieBytes]) noexcept;
