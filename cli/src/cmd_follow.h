@@ -16,7 +16,7 @@ struct FollowArgs {
   // peer (cmd_peer.cpp fills them): serve what was fetched onward (--relay) and the key of the
   // relay's messages (rollback/watch_source.h).
   rollback::WatchSourceOptions watch;
-  std::vector<std::string> hosts;  // --host, once or more: watch.host and watch.more_hosts (take_hosts)
+  std::vector<std::string> hosts;  // --host, once or more: watch.host and watch.more_hosts (add_spectate)
   std::string record;  // --record: keep a copy
   std::string from = "checkpoint";
   std::uint64_t delay_ticks = 0;

@@ -202,9 +202,13 @@ void compute_cookie(const CookieSecret& secret, std::span<const std::byte> bytes
 }
 
 bool cookie_equal(const std::byte a[kCookieBytes], const std::byte b[kCookieBytes]) noexcept {
-  unsigned diff = 0;
+#if LOCKSTEP_HAVE_SODIUM
+  return sodium_memcmp(a, b, kCookieBytes) == 0;
+#else
+  unsigned diff = 0;  // the same constant-time comparison
   for (std::uint32_t i = 0; i < kCookieBytes; ++i) diff |= std::to_integer<unsigned>(a[i] ^ b[i]);
   return diff == 0;
+#endif
 }
 
 std::uint64_t random_u64() noexcept {
