@@ -48,9 +48,9 @@ Status RollbackSession::Impl::init() {
   if (!runner.status().ok()) return runner.status();
   if (world.tick() != 0 && !cfg.rejoin)
     return {ErrorCode::InvalidArgument, "RollbackSession: the runner must be at tick 0 (or the session rejoins)"};
-  if (cfg.rejoin && (cfg.peers != 2 || cfg.sync_roundtrips == 0 || cfg.sync_test_distance != 0))
+  if (cfg.rejoin && (cfg.peers < 2 || cfg.sync_roundtrips == 0 || cfg.sync_test_distance != 0))
     return {ErrorCode::InvalidArgument,
-            "RollbackSession: a rejoining session needs a two-peer match (one survivor) and sync_roundtrips >= 1"};
+            "RollbackSession: a rejoining session needs other peers (the survivors) and sync_roundtrips >= 1"};
   input_type = &runner.sim().input_type();
   players = runner.config().players;
   input_size = input_type->size;

@@ -116,7 +116,9 @@ struct RollbackSession::Impl {
     // with (a repeated request gets the same answer). kNoTick: none.
     std::uint64_t rejoin_return = ~std::uint64_t{0};
     std::uint64_t rejoin_start = 0;
-    std::uint64_t rejoin_drop = 0;
+    // The take-back count in its newest header (session_wire.h): while it is behind ours, the
+    // peer has not applied our latest REJOIN_NOTICE yet.
+    std::uint8_t takebacks = 0;
     // Rejoiner side: the freshness cookie the survivor sent for our outstanding nonce
     // (kRejectProveFresh); the next requests carry it. Dropped with the nonce.
     bool has_cookie = false;
@@ -134,6 +136,16 @@ struct RollbackSession::Impl {
   // A dropped player that rejoined plays again from return_tick (kNoTick: still absent): its
   // input is the default on [drop_tick, return_tick) only.
   std::array<std::uint64_t, kMaxSessionPlayers> return_tick{};
+  // Rejoins applied (REJOIN_NOTICE), mod 256, and the latest one, repeated to every surviving
+  // peer still behind it.
+  std::uint8_t takebacks = 0;
+  struct TakeBack {
+    std::uint32_t rejoiner = 0, incarnation = 0;
+    std::uint64_t r = 0, history_start = 0;
+    std::array<std::uint64_t, kMaxSessionPlayers> drop{};
+  };
+  TakeBack last_takeback{};
+  bool rejoin_accepted = false;  // rejoiner: a survivor's acceptance set the match's state
   bool is_running = false;
   bool expelled = false;
   bool clock_started = false;
@@ -172,6 +184,11 @@ struct RollbackSession::Impl {
     return cfg.rejoin && is_local(p) && (return_tick[p] == kNoTick || t < return_tick[p]);
   }
   bool live(std::uint32_t q) const noexcept { return q != cfg.local_peer && !link[q].gone; }
+  // Peer q has not applied the newest take-back we applied (its count is behind ours, mod 256).
+  bool behind(std::uint32_t q) const noexcept {
+    const std::uint8_t d = static_cast<std::uint8_t>(takebacks - link[q].takebacks);
+    return d != 0 && d < 128;
+  }
   // Time sync only paces us against peers that play: a spectator may run as far behind as
   // it likes, nobody waits for it.
   bool plays(std::uint32_t q) const noexcept {
@@ -340,6 +357,19 @@ struct RollbackSession::Impl {
   // Rejoiner: the survivor's answer; `seq` is its sequence number (older messages are ignored).
   void on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept;
   void push_rejoined(std::uint32_t peer, std::uint64_t tick) noexcept;
+  // The survivor that chooses `rejoiner`'s return tick: the lowest-numbered peer other than
+  // the rejoiner that plays and is connected in our view (possibly us); peers if none.
+  std::uint32_t sponsor_of(std::uint32_t rejoiner) const noexcept;
+  // We still hold every input of ours the rejoiner we took back needs: from its start tick S
+  // up to its return tick R.
+  bool serves_history(std::uint32_t rejoiner) const noexcept;
+  // Takes `rejoiner` (a new process, `incarnation`, history up to `start`) back: its players
+  // were dropped at drop[p] and play again from `r` (every survivor applies the same one,
+  // counted in `takebacks`).
+  void take_back(std::uint32_t rejoiner, std::uint32_t incarnation, std::uint64_t r, std::uint64_t history_start,
+                 const std::array<std::uint64_t, kMaxSessionPlayers>& drop) noexcept;
+  void send_rejoin_notice(std::uint32_t peer) noexcept;
+  void on_rejoin_notice(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept;
 
   void on_hash(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept;
 

@@ -75,9 +75,17 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
   Link& l = link[from];
   const std::uint64_t nonce = get_u64(b);
   if (type == kMsgSyncRequest) {
-    // A rejoiner that missed our acceptance asks again: the same answer.
+    // A rejoiner asks (again, or for the first time after the sponsor's notice reached us): the
+    // same answer — unless we no longer hold what it needs from us (a survivor that took it
+    // back by notice and had let go of those ticks): it fails clearly and is dropped again,
+    // instead of waiting for inputs that never come.
     if ((get_u32(b + 12) & kSyncFlagRejoin) != 0 && l.rejoin_return != kNoTick) {
-      send_rejoin_accept(from, nonce);
+      if (serves_history(from)) {
+        send_rejoin_accept(from, nonce);
+      } else {
+        send_sync(from, kMsgSyncReject, nonce, 0, kRejectHistoryTooOld);
+        ++stats.sync_rejections_sent;
+      }
     } else {
       send_sync(from, kMsgSyncReply, nonce, 0);
     }
@@ -129,7 +137,8 @@ void RollbackSession::Impl::on_sync(std::uint32_t from, std::uint8_t type, const
                     ? "RollbackSession: the survivor refused the rejoin: it no longer keeps the inputs right after "
                       "this peer's history (fetch its recording again and retry)"
                 : reason == kRejectUnsupported
-                    ? "RollbackSession: the survivor refused the rejoin: rejoining needs exactly one surviving peer"
+                    ? "RollbackSession: the survivor refused the rejoin: no surviving peer plays, so none can choose the "
+                      "return tick (a match of spectators alone cannot take a player back)"
                     : "RollbackSession: the survivor refused the rejoin"});
   }
 }
@@ -166,54 +175,91 @@ void RollbackSession::Impl::rejoin_cookie(std::uint32_t from, std::uint32_t inca
   wire::compute_cookie(cookie_secret, std::span<const std::byte>(in, sizeof in), out);
 }
 
+bool RollbackSession::Impl::serves_history(std::uint32_t rejoiner) const noexcept {
+  // The rejoiner's own players' inputs before their drop come from the sponsor (which checked
+  // it held them); any other survivor that still holds them sends them too.
+  const Link& l = link[rejoiner];
+  for (std::uint32_t p = 0; p < players; ++p) {
+    if (!is_local(p)) continue;
+    for (std::uint64_t t = l.rejoin_start; t < std::min(frontier[p], l.rejoin_return); ++t)
+      if (!has(t)) return false;
+  }
+  return true;
+}
+
+std::uint32_t RollbackSession::Impl::sponsor_of(std::uint32_t rejoiner) const noexcept {
+  for (std::uint32_t q = 0; q < cfg.peers; ++q)
+    if (q != rejoiner && (q == cfg.local_peer || live(q)) && plays(q)) return q;
+  return cfg.peers;
+}
+
 void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t incarnation, std::uint64_t history_end,
                                               const std::byte* body) noexcept {
-  Link& l = link[from];
   const std::uint64_t nonce = get_u64(body);
   auto refuse = [&](std::uint64_t reason) {
     send_sync(from, kMsgSyncReject, nonce, 0, reason);
     ++stats.sync_rejections_sent;
   };
-  if (l.rejoin_return != kNoTick && l.incarnation == incarnation) {
-    send_rejoin_accept(from, nonce);
-    return;
-  }
   // Only once every player of `from` is dropped (the agreed tick exists), and only while the
   // match runs: before that the restart is answered "ask again".
-  bool all_dropped = is_running && l.gone;
+  bool all_dropped = is_running && link[from].gone;
   for (std::uint32_t p = 0; p < players; ++p)
     if (cfg.owner[p] == from) all_dropped = all_dropped && absent(p);
   if (!all_dropped) return refuse(kRejectNotDropped);
+  // One survivor decides (the sponsor); the others take the rejoiner back when its
+  // REJOIN_NOTICE reaches them, and until then answer "ask again".
+  const std::uint32_t sponsor = sponsor_of(from);
+  if (sponsor == cfg.peers) return refuse(kRejectUnsupported);
+  if (sponsor != cfg.local_peer) return refuse(kRejectNotDropped);
+  // One take-back at a time, and none while another disconnect is still being agreed: every
+  // surviving peer must hold the same drop ticks the acceptance lists.
   for (std::uint32_t q = 0; q < cfg.peers; ++q)
-    if (q != from && live(q)) return refuse(kRejectUnsupported);
-  // The rejoiner's history must reach the drop tick (later ticks of its players are the
-  // default) and must not go past what we confirmed; from `start` on we must still hold every
-  // input of ours it needs.
-  std::uint64_t ours = 0, drop = kNoTick;
+    if (live(q) && q != from && behind(q)) return refuse(kRejectNotDropped);
+  for (std::uint32_t p = 0; p < players; ++p)
+    if (relaying(p)) return refuse(kRejectNotDropped);
+  // The rejoiner's history must reach each of its players' drop ticks (later ticks of its
+  // players are the default) and must not go past what we confirmed; from `start` on we must
+  // still hold every input of ours it needs, with room to spare for the other survivors (who
+  // run within the prediction window of us) to hold theirs.
+  std::uint64_t ours = 0, newest = 0;
+  std::array<std::uint64_t, kMaxSessionPlayers> drop{};
+  drop.fill(kNoTick);
   for (std::uint32_t p = 0; p < players; ++p) {
     if (cfg.owner[p] == from) {
-      if (drop != kNoTick && drop_tick[p] != drop) return refuse(kRejectUnsupported);  // one drop tick per peer
-      drop = drop_tick[p];
-      // Its history may end before the drop: we send it those inputs of its player.
-      for (std::uint64_t t = history_end; t < drop; ++t)
+      drop[p] = drop_tick[p];
+      // Its history may end before the drop: the survivors send it those inputs of its player.
+      for (std::uint64_t t = history_end; t < drop[p]; ++t)
         if (!has(t) || ((known[slot(t)] >> p) & 1u) == 0) return refuse(kRejectHistoryTooOld);
+    } else if (absent(p) && drop_tick[p] > history_end) {
+      return refuse(kRejectHistoryTooOld);  // another absent player's last inputs are no longer relayed
     }
     if (is_local(p)) ours = std::max(ours, frontier[p]);
   }
   if (history_end > emitted) return refuse(kRejectHistoryTooOld);
   for (std::uint64_t t = history_end; t < ours; ++t)
     if (!has(t)) return refuse(kRejectHistoryTooOld);
+  // Another survivor may have claimed up to max_prediction + input_delay ticks past our newest
+  // (it cannot run further ahead of the confirmed tick), so its ring may have let go of that
+  // many ticks more than ours: keep that margin, or it could not serve the rejoiner.
+  bool others = false;
+  for (std::uint32_t q = 0; q < cfg.peers; ++q) others = others || (q != from && live(q));
+  for (std::uint64_t t : slot_tick)
+    if (t != kNoTick) newest = std::max(newest, t);
+  if (others && newest > history_end && newest - history_end + window + delay + 8 > ring_ticks)
+    return refuse(kRejectHistoryTooOld);
   // Fresh, not recorded: the request must carry the cookie made for exactly this request (this
   // session's secret, this drop, this history and nonce) in this cookie epoch or the one before;
   // else it gets one to return.
+  std::uint64_t first_drop = kNoTick;
+  for (std::uint64_t d : drop) first_drop = std::min(first_drop, d);
   const std::uint64_t epoch = now / kCookieEpochUs;
   std::byte cookie[wire::kCookieBytes];
-  rejoin_cookie(from, incarnation, drop, history_end, nonce, epoch, cookie);
+  rejoin_cookie(from, incarnation, first_drop, history_end, nonce, epoch, cookie);
   const bool carries = (get_u32(body + 12) & kSyncFlagCookie) != 0;
   bool fresh = carries && wire::cookie_equal(cookie, body + kSyncCookieOffset);
   if (carries && !fresh && epoch > 0) {
     std::byte previous[wire::kCookieBytes];
-    rejoin_cookie(from, incarnation, drop, history_end, nonce, epoch - 1, previous);
+    rejoin_cookie(from, incarnation, first_drop, history_end, nonce, epoch - 1, previous);
     fresh = wire::cookie_equal(previous, body + kSyncCookieOffset);
   }
   if (!fresh) {
@@ -221,10 +267,29 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
     ++stats.rejoin_challenges;
     return;
   }
-  // The return tick: past every tick we claimed (our local inputs reach `ours`), so nothing we
-  // simulated or confirmed took the default for a tick from R on; plus the input delay, so the
-  // rejoiner's first input can still arrive in time.
-  const std::uint64_t r = std::max(ours, current()) + delay + 2;
+  // The return tick: past every tick we claimed or hold an input for, so nothing we simulated
+  // or confirmed took the default for a tick from R on; plus the input delay, so the
+  // rejoiner's first input can still arrive in time. Another survivor may have simulated
+  // further (it takes the default back then and rolls back); none can have confirmed a tick
+  // >= R, because that needs our inputs there, which no survivor gets before it applied the
+  // take-back (send()).
+  std::uint64_t r = std::max(ours, current());
+  for (std::uint32_t p = 0; p < players; ++p)
+    if (!absent(p)) r = std::max(r, frontier[p]);
+  r += delay + 2;
+  take_back(from, incarnation, r, history_end, drop);
+  if (!status.ok()) return;
+  send_rejoin_accept(from, nonce);
+}
+
+void RollbackSession::Impl::take_back(std::uint32_t rejoiner, std::uint32_t incarnation, std::uint64_t r,
+                                      std::uint64_t history_start, const std::array<std::uint64_t, kMaxSessionPlayers>& drop) noexcept {
+  if (emitted > r) {
+    (void)fail({ErrorCode::Mismatch, "RollbackSession: a rejoin's return tick is already confirmed here with the default "
+                                     "input (the survivors' take-back protocol was broken; docs/rollback.md, \"Rejoin\")"});
+    return;
+  }
+  Link& l = link[rejoiner];
   l.incarnation = incarnation;
   l.incarnation_known = true;
   l.window.reset();
@@ -240,39 +305,139 @@ void RollbackSession::Impl::on_rejoin_request(std::uint32_t from, std::uint32_t 
   l.advantage = 0;
   l.their_gone = 0;
   l.rejoin_return = r;
-  l.rejoin_start = history_end;
-  l.rejoin_drop = drop;
-  gone_mask &= ~(1u << from);
-  remote_tick[from] = history_end;
-  seen_reports[from].reset();
+  l.rejoin_start = history_start;
+  gone_mask &= ~(1u << rejoiner);
+  // Nobody holds the rejoiner disconnected any more: a later disconnect of it is declared anew.
+  for (Link& other : link) other.their_gone &= ~(1u << rejoiner);
+  remote_tick[rejoiner] = history_start;
+  seen_reports[rejoiner].reset();
   for (std::uint32_t p = 0; p < players; ++p) {
-    acked[from][p] = history_end;
-    seen[from][p] = history_end;
-    if (cfg.owner[p] == from) return_tick[p] = r;
+    acked[rejoiner][p] = history_start;
+    seen[rejoiner][p] = history_start;
+    if (cfg.owner[p] != rejoiner) continue;
+    return_tick[p] = r;
+    // Ticks from R on that we already hold took the default as known: from R on the
+    // rejoiner's own inputs count (a tick simulated with the default is rolled back when they
+    // differ).
+    for (std::uint32_t s = 0; s < ring_ticks; ++s)
+      if (slot_tick[s] != kNoTick && slot_tick[s] >= r) known[s] &= ~(1u << p);
+    frontier[p] = std::min(frontier[p], r);
   }
-  push_rejoined(from, r);
-  send_rejoin_accept(from, nonce);
+  ++takebacks;
+  l.takebacks = takebacks;
+  last_takeback.rejoiner = rejoiner;
+  last_takeback.incarnation = incarnation;
+  last_takeback.r = r;
+  last_takeback.history_start = history_start;
+  last_takeback.drop = drop;
+  push_rejoined(rejoiner, r);
+}
+
+void RollbackSession::Impl::on_rejoin_notice(std::uint32_t from, const std::byte* b, std::uint32_t size) noexcept {
+  (void)size;
+  if (!is_running) return;  // a rejoiner learns everything from its acceptances
+  const std::uint32_t rejoiner = std::to_integer<std::uint8_t>(b[0]);
+  const std::uint8_t k = std::to_integer<std::uint8_t>(b[1]);
+  const std::uint32_t incarnation = get_u32(b + 4);
+  const std::uint64_t r = get_u64(b + 8), history_start = get_u64(b + 16);
+  if (k != static_cast<std::uint8_t>(takebacks + 1)) return;  // applied already, or not the next one
+  std::array<std::uint64_t, kMaxSessionPlayers> drop{};
+  drop.fill(kNoTick);
+  bool bad = rejoiner >= cfg.peers || rejoiner == cfg.local_peer || rejoiner == from || get_u16(b + 2) != 0 ||
+             r < history_start;
+  for (std::uint32_t p = 0; p < players && !bad; ++p) {
+    const std::uint64_t d = get_u64(b + kRejoinNoticeBytes + 8 * p);
+    if (cfg.owner[p] == rejoiner) {
+      bad = d > r;
+      drop[p] = d;
+    } else {
+      bad = d != kNoTick;
+    }
+  }
+  // From the sponsor, or — when the sponsor is gone — from any survivor that applied it.
+  const std::uint32_t sponsor = sponsor_of(rejoiner);
+  if (bad || (from != sponsor && sponsor < cfg.peers && sponsor != cfg.local_peer && live(sponsor))) {
+    ++stats.malformed;
+    return;
+  }
+  // Its players must be dropped here at the same ticks: a peer that has not concluded the
+  // agreement yet holds exactly the inputs up to the agreed tick (the sponsor saw its
+  // frontier), so it drops them there now; one that cannot waits for the next notice.
+  if (!link[rejoiner].gone) declare_gone(rejoiner);
+  for (std::uint32_t p = 0; p < players; ++p) {
+    if (cfg.owner[p] != rejoiner) continue;
+    if (dropped(p) && return_tick[p] == kNoTick) {
+      if (drop_tick[p] != drop[p]) {
+            ++stats.malformed;
+        return;
+      }
+    } else if (frontier[p] == drop[p] && !dropped(p)) {
+      drop_player(p, drop[p]);
+    } else {
+      return;
+    }
+  }
+  take_back(rejoiner, incarnation, r, history_start, drop);
 }
 
 void RollbackSession::Impl::on_rejoin_accept(std::uint32_t from, const std::byte* b, std::uint64_t seq) noexcept {
   Link& l = link[from];
-  const std::uint64_t nonce = get_u64(b), r = get_u64(b + 8), history_end = get_u64(b + 16), drop = get_u64(b + 24);
+  const std::uint64_t nonce = get_u64(b), r = get_u64(b + 8), history_end = get_u64(b + 16);
+  const std::uint32_t gone = get_u16(b + 24);
+  const std::uint8_t k = std::to_integer<std::uint8_t>(b[26]);
   if (!cfg.rejoin || is_running || l.ready || nonce != l.nonce || history_end != emitted || r < history_end ||
-      drop > r || r - history_end > ring_ticks) {
+      r - history_end > ring_ticks || ((gone >> cfg.local_peer) & 1u) != 0 || ((gone >> from) & 1u) != 0 ||
+      (gone >> cfg.peers) != 0) {
     ++stats.unsolicited_sync;
     return;
   }
-  l.min_seq = std::max(l.min_seq, seq);
+  const std::byte* table = b + kRejoinBodyBytes;
   for (std::uint32_t p = 0; p < players; ++p) {
-    if (!is_local(p)) continue;
-    // Inputs [history_end, drop) come from the survivor, the default holds on [drop, r), ours
-    // count from r.
-    drop_tick[p] = std::max(drop, history_end);
-    return_tick[p] = r;
-    acked[from][p] = r;
+    const std::uint64_t d = get_u64(table + 16 * p), back = get_u64(table + 16 * p + 8);
+    if (is_local(p) ? (d == kNoTick || d > r || back != r) : (d != kNoTick && back != kNoTick && back < d)) {
+      ++stats.malformed;
+      return;
+    }
   }
+  if (!rejoin_accepted) {
+    // The first survivor's answer sets the match as the survivors hold it: who is gone, which
+    // players are dropped (the default from their drop tick until their return, if any).
+    rejoin_accepted = true;
+    takebacks = k;
+    for (std::uint32_t p = 0; p < players; ++p) {
+      const std::uint64_t d = get_u64(table + 16 * p), back = get_u64(table + 16 * p + 8);
+      if (is_local(p)) {
+        // Inputs [S, D) come from the survivors, the default holds on [D, R), ours count from R.
+        drop_tick[p] = std::max(d, history_end);
+        return_tick[p] = r;
+      } else if (d != kNoTick) {
+        dropped_mask |= 1u << p;
+        drop_tick[p] = d;
+        return_tick[p] = back;
+      }
+    }
+    for (std::uint32_t q = 0; q < cfg.peers; ++q)
+      if (((gone >> q) & 1u) != 0 && !link[q].gone) {
+        link[q].gone = true;
+        gone_mask |= 1u << q;
+        push_peer_event(SessionEventKind::Disconnected, q);
+      }
+  } else {
+    for (std::uint32_t p = 0; p < players; ++p)
+      if (is_local(p) && return_tick[p] != r) {
+        (void)fail({ErrorCode::Mismatch, "RollbackSession: two survivors answered the rejoin with different return ticks "
+                                         "(the survivors' take-back protocol was broken; docs/rollback.md, \"Rejoin\")"});
+        return;
+      }
+  }
+  l.min_seq = std::max(l.min_seq, seq);
+  l.takebacks = k;
+  for (std::uint32_t p = 0; p < players; ++p)
+    if (is_local(p)) acked[from][p] = r;
   l.ready = true;
   push_peer_event(SessionEventKind::Synchronized, from);
+  for (std::uint32_t q = 0; q < cfg.peers; ++q)
+    if (q != cfg.local_peer && !link[q].ready && !link[q].gone) return;  // more survivors to hear from
   is_running = true;
   push_peer_event(SessionEventKind::Running, cfg.local_peer);
   push_rejoined(cfg.local_peer, r);

@@ -47,9 +47,10 @@ void RollbackSession::Impl::receive() noexcept {
     const std::uint32_t their_gone = h.gone;
     if (h.version != kWireVersion || sender != from || std::uint32_t{h.players} != players ||
         h.session_id != cfg.session_id || (their_gone >> cfg.peers) != 0 || ((their_gone >> from) & 1u) != 0 ||
-        type < kMsgInput || type > kMsgRejoinAccept || (flags & ~kFlagAuthenticated) != 0 ||
+        type < kMsgInput || type > kMsgRejoinNotice || (flags & ~kFlagAuthenticated) != 0 ||
         (type >= kMsgSyncRequest && type <= kMsgSyncReject && body_end - kHeaderBytes != kSyncBodyBytes) ||
-        (type == kMsgRejoinAccept && body_end - kHeaderBytes != kRejoinBodyBytes)) {
+        (type == kMsgRejoinAccept && body_end - kHeaderBytes != kRejoinBodyBytes + 16 * players) ||
+        (type == kMsgRejoinNotice && body_end - kHeaderBytes != kRejoinNoticeBytes + 8 * players)) {
       ++stats.malformed;
       continue;
     }
@@ -134,15 +135,25 @@ void RollbackSession::Impl::receive() noexcept {
       l.adv_sum += local_advantage(from) - theirs;
       ++l.adv_n;
     }
-    // Disconnects spread: whom the sender declared gone is gone for us too.
-    if (((their_gone >> cfg.local_peer) & 1u) != 0) {
-      expel();
-      return;
+    if (static_cast<std::uint8_t>(h.takebacks - l.takebacks) < 128) l.takebacks = h.takebacks;
+    // Disconnects spread: whom the sender declared gone is gone for us too — unless the sender
+    // had not applied a take-back we applied when it sent this (its mask may still name the
+    // rejoiner: it catches up on the notice we repeat, and its later headers carry whatever it
+    // still declares; a message delayed past its catching up is judged by its own count), or
+    // we are a rejoiner not yet running (the acceptance says who is gone).
+    const std::uint8_t lag = static_cast<std::uint8_t>(takebacks - h.takebacks);
+    if (!(lag != 0 && lag < 128) && !(cfg.rejoin && !is_running)) {
+      if (((their_gone >> cfg.local_peer) & 1u) != 0) {
+        expel();
+        return;
+      }
+      l.their_gone |= their_gone;
+      for (std::uint32_t q = 0; q < cfg.peers; ++q)
+        if (((their_gone >> q) & 1u) != 0) declare_gone(q);
     }
-    l.their_gone |= their_gone;
-    for (std::uint32_t q = 0; q < cfg.peers; ++q)
-      if (((their_gone >> q) & 1u) != 0) declare_gone(q);
-    if (type == kMsgInput) {
+    if (type == kMsgRejoinNotice) {
+      on_rejoin_notice(from, body, body_size);
+    } else if (type == kMsgInput) {
       on_input(from, body, body_size);
       if (gone_mask != 0) check_agreement();
     } else if (type == kMsgHash) {

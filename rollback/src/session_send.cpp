@@ -27,6 +27,7 @@ void RollbackSession::Impl::write_header(std::uint8_t type, std::uint32_t dest) 
   h.echo = l.echo_valid ? l.echo : kNoEcho;
   h.echo_held = l.echo_valid ? static_cast<std::uint32_t>(std::min<std::uint64_t>(now - l.echo_at, 0xFFFFFFFEu)) : 0;
   h.flags = authenticated ? kFlagAuthenticated : 0;
+  h.takebacks = takebacks;
   encode_header(h, msg.data());
 }
 
@@ -68,11 +69,34 @@ void RollbackSession::Impl::send_sync(std::uint32_t peer, std::uint8_t type, std
 
 void RollbackSession::Impl::send_rejoin_accept(std::uint32_t peer, std::uint64_t nonce) noexcept {
   write_header(kMsgRejoinAccept, peer);
-  put_u64(&msg[kHeaderBytes], nonce);
-  put_u64(&msg[kHeaderBytes + 8], link[peer].rejoin_return);
-  put_u64(&msg[kHeaderBytes + 16], link[peer].rejoin_start);
-  put_u64(&msg[kHeaderBytes + 24], link[peer].rejoin_drop);
-  transmit(peer, kHeaderBytes + kRejoinBodyBytes);
+  std::byte* b = &msg[kHeaderBytes];
+  put_u64(b, nonce);
+  put_u64(b + 8, link[peer].rejoin_return);
+  put_u64(b + 16, link[peer].rejoin_start);
+  put_u16(b + 24, static_cast<std::uint16_t>(gone_mask));
+  b[26] = std::byte{takebacks};
+  std::memset(b + 27, 0, 5);
+  b += kRejoinBodyBytes;
+  for (std::uint32_t p = 0; p < players; ++p, b += 16) {
+    put_u64(b, dropped(p) ? drop_tick[p] : kNoTick);
+    put_u64(b + 8, dropped(p) ? return_tick[p] : kNoTick);
+  }
+  transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
+}
+
+void RollbackSession::Impl::send_rejoin_notice(std::uint32_t peer) noexcept {
+  const TakeBack& t = last_takeback;
+  write_header(kMsgRejoinNotice, peer);
+  std::byte* b = &msg[kHeaderBytes];
+  b[0] = std::byte{static_cast<std::uint8_t>(t.rejoiner)};
+  b[1] = std::byte{takebacks};
+  put_u16(b + 2, 0);
+  put_u32(b + 4, t.incarnation);
+  put_u64(b + 8, t.r);
+  put_u64(b + 16, t.history_start);
+  b += kRejoinNoticeBytes;
+  for (std::uint32_t p = 0; p < players; ++p, b += 8) put_u64(b, t.drop[p]);
+  transmit(peer, static_cast<std::uint32_t>(b - msg.data()));
 }
 
 void RollbackSession::Impl::send_inputs(std::uint32_t peer, std::uint32_t player, std::uint64_t first, std::uint32_t count) noexcept {
@@ -120,15 +144,26 @@ void RollbackSession::Impl::send() noexcept {
       continue;
     }
     if (!is_running) {
-      if (!link[q].ready)
+      if (!link[q].ready) {
         send_sync(q, kMsgSyncRequest, link[q].nonce, link[q].sync_done, 0,
                   link[q].has_cookie ? link[q].cookie.data() : nullptr);
+      } else if (cfg.rejoin) {
+        // A rejoiner accepted by some survivors waits for the others: it keeps those that
+        // took it back hearing from it, or they would time it out again.
+        send_inputs(q, kAckOnly, 0, 0);
+      }
       continue;
     }
+    // A peer that has not applied our newest take-back hears of it again, and gets none of
+    // our inputs from its return tick on until it has: without them it cannot confirm a tick
+    // that would still give the rejoiner the default input.
+    const bool lagging = behind(q);
+    if (lagging && frames % 2 == 0) send_rejoin_notice(q);
     bool any = false;
     for (std::uint32_t p = 0; p < players; ++p) {
       if (is_local(p)) {
-        any = send_range(q, p, acked[q][p], frontier[p]) || any;
+        const std::uint64_t upto = lagging ? std::min(frontier[p], last_takeback.r) : frontier[p];
+        any = send_range(q, p, std::min(acked[q][p], upto), upto) || any;
       } else if (relaying(p) && seen[q][p] < frontier[p]) {
         const std::uint64_t before = stats.messages_sent;
         any = send_range(q, p, seen[q][p], frontier[p]) || any;

@@ -11,11 +11,13 @@ namespace lockstep::rollback::session_wire {
 
 // ---- Messages ---------------------------------------------------------------------------
 // All integers little-endian. Common header (40 bytes):
-//   u8 type · u8 version (5) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
+//   u8 type · u8 version (6) · u8 sender peer · u8 players · u32 session id · u64 sender tick ·
 //   u32 sender incarnation · u16 peers the sender declared disconnected · i16 the sender's
 //   frame advantage over the receiver (time sync) · u32 sender clock (µs, low bits) ·
 //   u32 echo: the receiver's clock from its last message (0xFFFFFFFF: none) · u32 µs the
-//   sender held that echo · u8 flags (bit 0: authenticated) · u8 0 · u16 0
+//   sender held that echo · u8 flags (bit 0: authenticated) · u8 take-backs: how many rejoins
+//   the sender has applied (mod 256; its disconnect mask is ignored while it is behind the
+//   receiver's, see REJOIN_NOTICE) · u16 0
 // Common trailer (24 bytes), after the body: u64 sequence number (per sender and receiver,
 // from 1) · 16-byte MAC: keyed BLAKE2b over [receiver u8] and every byte before the MAC
 // (all zero when unauthenticated). Version 2 had no trailer and a 4-byte nonce.
@@ -34,10 +36,19 @@ namespace lockstep::rollback::session_wire {
 //   u64 nonce (echoed from the rejected request) · u64 reason (kReject*) · 16-byte cookie
 //   (kRejectProveFresh; else zero). Replies and rejections are honoured only by a
 //   synchronizing peer whose outstanding nonce they echo.
-// type 6, REJOIN_ACCEPT (the survivor takes a restarted peer's players back):
-//   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u64 drop tick D. The
-//   survivor sends the rejoiner its own player's inputs [S, D) (when its history ends before
-//   the drop), the default holds on [D, R), the rejoiner's inputs count from R.
+// type 6, REJOIN_ACCEPT (a survivor takes a restarted peer's players back):
+//   u64 nonce (echoed) · u64 return tick R · u64 start tick S (echoed) · u16 peers the survivor
+//   holds disconnected · u8 take-backs (with this one) · 5 zero bytes · per player: u64 drop
+//   tick · u64 return tick (kNoTick: none). Every survivor sends the rejoiner its players'
+//   inputs [S, D) (when its history ends before the drop), the default holds on [D, R), the
+//   rejoiner's inputs count from R. Every survivor answers with the same R: one of them (the
+//   sponsor: the lowest-numbered surviving peer that plays) chooses it and tells the others:
+// type 7, REJOIN_NOTICE (sponsor → every other surviving peer, repeated until the receiver's
+//   header shows it applied it; any peer that applied it repeats it to one that did not):
+//   u8 rejoiner · u8 take-backs (with this one) · u16 0 · u32 the rejoiner's incarnation ·
+//   u64 R · u64 S · per player: u64 drop tick. Until every surviving peer applied it, the
+//   sponsor holds back its own inputs from tick R on, so no peer can confirm a tick >= R with
+//   the default input for the rejoiner's players (docs/rollback.md, "Rejoin").
 // A SYNC_REQUEST's flags: bit 0 = rejoin (the header's tick is the rejoiner's S); bit 1 = the
 // cookie field holds the cookie the survivor sent with kRejectProveFresh. The survivor takes a
 // rejoiner back only on a request that carries the cookie it made for this request: a keyed
@@ -45,7 +56,8 @@ namespace lockstep::rollback::session_wire {
 // epoch), so a recorded request — of another match under the same key and session id, of an
 // earlier drop, or held back for more than an epoch — cannot put a phantom back
 // (docs/rollback.md, "Threat model").
-// Version 4 had 16-byte handshake bodies and no cookie; version 3 no REJOIN_ACCEPT, no flags
+// Version 5 had no take-back count, no REJOIN_NOTICE and a 32-byte REJOIN_ACCEPT (one survivor);
+// version 4 had 16-byte handshake bodies and no cookie; version 3 no REJOIN_ACCEPT, no flags
 // and no reason.
 constexpr std::uint8_t kMsgInput = 1;
 constexpr std::uint8_t kMsgHash = 2;
@@ -53,15 +65,17 @@ constexpr std::uint8_t kMsgSyncRequest = 3;
 constexpr std::uint8_t kMsgSyncReply = 4;
 constexpr std::uint8_t kMsgSyncReject = 5;
 constexpr std::uint8_t kMsgRejoinAccept = 6;
-constexpr std::uint8_t kWireVersion = 5;
+constexpr std::uint8_t kMsgRejoinNotice = 7;
+constexpr std::uint8_t kWireVersion = 6;
 constexpr std::uint32_t kSyncFlagRejoin = 1;
 constexpr std::uint32_t kSyncFlagCookie = 2;
-constexpr std::uint32_t kRejoinBodyBytes = 32;
+constexpr std::uint32_t kRejoinBodyBytes = 32;        // REJOIN_ACCEPT, before 16 bytes per player
+constexpr std::uint32_t kRejoinNoticeBytes = 24;      // REJOIN_NOTICE, before 8 bytes per player
 // SYNC_REJECT reasons.
 constexpr std::uint64_t kRejectRestarted = 0;      // a restarted process that did not ask to rejoin
 constexpr std::uint64_t kRejectHistoryTooOld = 1;  // the rejoiner's history ends where the survivor keeps no inputs
 constexpr std::uint64_t kRejectNotDropped = 2;     // the survivor has not dropped the player yet: ask again
-constexpr std::uint64_t kRejectUnsupported = 3;    // more than one survivor (not supported yet)
+constexpr std::uint64_t kRejectUnsupported = 3;    // no surviving peer that plays can take it back
 constexpr std::uint64_t kRejectProveFresh = 4;     // ask again with the cookie this rejection carries
 constexpr std::uint32_t kHeaderBytes = 40;
 constexpr std::uint32_t kTrailerBytes = 8 + wire::kTagBytes;
@@ -117,6 +131,7 @@ struct MessageHeader {
   std::uint32_t echo = kNoEcho;       // the receiver's clock from its last message (kNoEcho: none)
   std::uint32_t echo_held = 0;        // µs the sender held that echo
   std::uint8_t flags = 0;             // kFlagAuthenticated
+  std::uint8_t takebacks = 0;         // rejoins the sender applied (mod 256)
 };
 
 inline void encode_header(const MessageHeader& h, std::byte* p) noexcept {
@@ -132,7 +147,9 @@ inline void encode_header(const MessageHeader& h, std::byte* p) noexcept {
   put_u32(p + 24, h.clock);
   put_u32(p + 28, h.echo);
   put_u32(p + 32, h.echo_held);
-  put_u32(p + 36, h.flags);
+  p[36] = std::byte{h.flags};
+  p[37] = std::byte{h.takebacks};
+  p[38] = p[39] = std::byte{0};
 }
 
 // `p` holds at least kHeaderBytes bytes.
@@ -151,6 +168,7 @@ inline MessageHeader decode_header(const std::byte* p) noexcept {
   h.echo = get_u32(p + 28);
   h.echo_held = get_u32(p + 32);
   h.flags = std::to_integer<std::uint8_t>(p[36]);
+  h.takebacks = std::to_integer<std::uint8_t>(p[37]);
   return h;
 }
 

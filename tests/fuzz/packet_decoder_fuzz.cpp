@@ -4,7 +4,7 @@
 //     same bytes (the frame is canonical) and carries 1..kMaxMessageBytes bytes;
 //   * a session fed the bytes as a message from a peer neither crashes nor allocates, counts
 //     the message, and ends up either healthy or with one of its documented errors;
-//   * the authenticated frame (wire version 5): one input in three is signed here with the
+//   * the authenticated frame (wire version 6): one input in three is signed here with the
 //     documented construction (BLAKE2b-128 keyed with the match key, personalization
 //     "lockstep-msg-v3", over [receiver u8] || the message up to its MAC), written apart from
 //     the session's code: the fuzzer explores the parser behind the MAC, and a message signed

@@ -13,12 +13,13 @@ set(_udp_scale 1)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR LOCKSTEP_SANITIZE)
   set(_udp_scale 8)
 endif()
-foreach(case usage duel2 skirmish4 kill restart rejoin desync_bundle follow relay relay_failover)
+foreach(case usage duel2 skirmish4 kill restart rejoin rejoin_mesh4 rejoin_spectator desync_bundle follow relay relay_failover)
   add_test(NAME rollback_udp.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/udp_match.sh ${case} $<TARGET_FILE:lockstep> ${_rb_work} ${_udp_scale})
   set_tests_properties(rollback_udp.${case} PROPERTIES LABELS rollback_udp TIMEOUT 120)
 endforeach()
 set_tests_properties(rollback_udp.rejoin PROPERTIES TIMEOUT 300)  # 10 kill-and-rejoin matches
+set_tests_properties(rollback_udp.rejoin_mesh4 PROPERTIES TIMEOUT 300)  # 3 four-peer matches, two rejoins each
 # skirmish8 matches of one player per process, 5 % loss and 30 ms one way on every link (issue
 # 38): 4 peers run by default; the 8-peer match is opt-in (label "slow", exit 77 = skipped unless
 # LOCKSTEP_SLOW_TESTS=1 is set: `LOCKSTEP_SLOW_TESTS=1 ctest -L slow`).

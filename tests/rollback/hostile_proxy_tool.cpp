@@ -103,7 +103,7 @@ void put_u64(Bytes& m, std::size_t at, std::uint64_t v) {
 Bytes stranger_sync(std::uint8_t type, std::uint32_t session, std::uint32_t incarnation) {
   Bytes m(40 + 32 + 24, std::byte{0});
   m[0] = std::byte{type};
-  m[1] = std::byte{5};  // wire version
+  m[1] = std::byte{6};  // wire version
   m[2] = std::byte{1};
   m[3] = std::byte{2};
   put_u32(m, 4, session);

@@ -407,16 +407,20 @@ TEST(Rejoin, ARestartWithoutRejoinIsStillRefusedClearly) {
             "(restart with SessionConfig::rejoin to take the player back)");
 }
 
-TEST(Rejoin, ARejoiningSessionNeedsTwoPeersAndAHandshake) {
+TEST(Rejoin, ARejoiningSessionNeedsOtherPeersAndAHandshake) {
   Runner runner(fixtures::duel_sim(), duel_config(2));
   SimNetworkConfig nc;
   nc.peers = 3;
   SimNetwork net(nc);
   SessionConfig sc = session_config(1, 5, true);
-  sc.peers = 3;
+  sc.peers = 3;  // two players and a spectator: a rejoin in any match (issue 38 item 2)
   RollbackSession three(runner, sc, &net.endpoint(1));
-  EXPECT_EQ(std::string(three.status().message()),
-            "RollbackSession: a rejoining session needs a two-peer match (one survivor) and sync_roundtrips >= 1");
+  EXPECT_TRUE(three.status().ok()) << three.status().message();
+  sc.sync_roundtrips = 0;
+  Runner again(fixtures::duel_sim(), duel_config(2));
+  RollbackSession no_handshake(again, sc, &net.endpoint(1));
+  EXPECT_EQ(std::string(no_handshake.status().message()),
+            "RollbackSession: a rejoining session needs other peers (the survivors) and sync_roundtrips >= 1");
 }
 
 }  // namespace

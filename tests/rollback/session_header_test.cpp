@@ -19,11 +19,11 @@ std::vector<std::byte> bytes(T... v) {
   return {static_cast<std::byte>(v)...};
 }
 
-// type 1 · version 5 · sender 1 · players 2 · session 0x0A0B0C0D · tick 0x0102030405060708 ·
+// type 1 · version 6 · sender 1 · players 2 · session 0x0A0B0C0D · tick 0x0102030405060708 ·
 // incarnation 0x11223344 · gone 0x0005 · advantage -3 · clock 0x55667788 · echo none ·
-// held 0x000000FF · flags 1 · 0 0 0
+// held 0x000000FF · flags 1 · take-backs 0x2A · 0 0
 std::vector<std::byte> known_header() {
-  return bytes(0x01, 0x05, 0x01, 0x02,                          //
+  return bytes(0x01, 0x06, 0x01, 0x02,                          //
                0x0D, 0x0C, 0x0B, 0x0A,                          // session id
                0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // tick
                0x44, 0x33, 0x22, 0x11,                          // incarnation
@@ -32,7 +32,7 @@ std::vector<std::byte> known_header() {
                0x88, 0x77, 0x66, 0x55,                          // clock
                0xFF, 0xFF, 0xFF, 0xFF,                          // echo: none
                0xFF, 0x00, 0x00, 0x00,                          // echo held
-               0x01, 0x00, 0x00, 0x00);                         // flags, 3 zero bytes
+               0x01, 0x2A, 0x00, 0x00);                         // flags, take-backs, 2 zero bytes
 }
 
 MessageHeader known_fields() {
@@ -49,6 +49,7 @@ MessageHeader known_fields() {
   h.echo = kNoEcho;
   h.echo_held = 0xFF;
   h.flags = kFlagAuthenticated;
+  h.takebacks = 0x2A;
   return h;
 }
 
@@ -62,8 +63,8 @@ TEST(SessionHeader, EncodesExactBytes) {
 TEST(SessionHeader, DecodesExactFields) {
   std::vector<std::byte> in = known_header();
   ASSERT_EQ(in.size(), kHeaderBytes);
-  // The three bytes after the flags are not read (a receiver never checked them).
-  in[37] = in[38] = in[39] = std::byte{0x7F};
+  // The two bytes after the take-back count are not read (a receiver never checked them).
+  in[38] = in[39] = std::byte{0x7F};
   const MessageHeader h = decode_header(in.data());
   const MessageHeader want = known_fields();
   EXPECT_EQ(h.type, want.type);
@@ -79,6 +80,7 @@ TEST(SessionHeader, DecodesExactFields) {
   EXPECT_EQ(h.echo, kNoEcho);
   EXPECT_EQ(h.echo_held, want.echo_held);
   EXPECT_EQ(h.flags, kFlagAuthenticated);
+  EXPECT_EQ(h.takebacks, 0x2A);
 }
 
 TEST(SessionHeader, AdvantageExtremesRoundTrip) {

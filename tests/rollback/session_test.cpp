@@ -234,11 +234,11 @@ TEST(rollback_session, HostileMessagesAreDroppedAndCounted) {
       b = static_cast<std::byte>(x >> 56);
     }
     // Half of them with a plausible header, to reach the body checks.
-    // (version 5, sender 1, 2 players, session 0, nobody declared disconnected, unauthenticated,
+    // (version 6, sender 1, 2 players, session 0, nobody declared disconnected, unauthenticated,
     // a fresh sequence number).
     if (i % 2 == 0 && m.size() >= 64) {
       m[0] = std::byte{static_cast<std::uint8_t>(1 + i % 5)};
-      m[1] = std::byte{5};
+      m[1] = std::byte{6};
       m[2] = std::byte{1};
       m[3] = std::byte{2};
       for (int k = 4; k < 8; ++k) m[k] = std::byte{0};
@@ -269,7 +269,7 @@ TEST(rollback_session, AHugeRemoteTickSaturatesTheFrameAdvantage) {
   ASSERT_TRUE(s.status().ok());
   std::vector<std::byte> m(40 + 32 + 24, std::byte{0});
   m[0] = std::byte{3};  // SYNC_REQUEST
-  m[1] = std::byte{5};  // wire version
+  m[1] = std::byte{6};  // wire version
   m[72] = std::byte{1};  // sequence number 1
   m[2] = std::byte{1};  // sender
   m[3] = std::byte{2};  // players

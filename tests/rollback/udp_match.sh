@@ -488,6 +488,83 @@ PY
       echo "run $run: dropped at $d0, back at $r0, rejoined $ms ms after the restart"
     done
     ;;
+  rejoin_mesh4)
+    # Issue 38: four players, one process each, every peer relaying its recording. Peer 2 is
+    # killed -9 at ~1/3 and restarts with --rejoin through peer 3's relay (any survivor's will
+    # do); then peer 3 is killed at ~2/3 and restarts through peer 1's relay. The survivors agree
+    # on each return tick (the lowest surviving player chooses it), every process exits 0 and the
+    # four recordings are byte-identical and verify. RUNS runs (default 3; the issue's 10:
+    # REJOIN_MESH_RUNS=10), one in slow builds.
+    runs=${REJOIN_MESH_RUNS:-$(( scale > 1 ? 1 : 3 ))}
+    n=$(( scale > 1 ? 2400 : 1080 ))
+    common="--sim skirmish --count 4 --players 4 --units 200 --ticks $n --tick-hz 120 --input-delay 4 --max-prediction 32 --hash-interval 16 --disconnect-ms 600 --checkpoint-every 64"
+    restart_peer() {  # restart_peer ID VIA: kill -9 peer ID, restart it with --rejoin through VIA's relay
+      local id=$1 via=$2
+      kill -9 "${pid[$id]}"
+      wait "${pid[$id]}" 2>/dev/null
+      local host addr
+      host=$(grep -o "relaying the recording to watchers at [^ ]*" "$work/p$via.err" | awk '{print $NF}')
+      [[ -n $host ]] || fail "run $run: peer $via did not say where it relays"
+      addr=$(cat "$work/rv/peer$id.addr")
+      rm -f "$work/rv/peer$id.addr"
+      mv "$work/p$id.err" "$work/p$id-killed.err"
+      timeout -s KILL 100 "$bin" peer --id "$id" --rendezvous "$work/rv" --bind "$addr" --session-id 77 --json --max-seconds 90 \
+        --record "$work/p$id.replay" $common $(link "$id") --relay 127.0.0.1:0 --rejoin "$host" --sync-timeout-s 30 \
+        >"$work/p$id.json" 2>"$work/p$id.err" &
+      pid[$id]=$!
+      for _ in $(seq 1 400); do grep -q "plays again from tick" "$work/p$id.err" 2>/dev/null && break; sleep 0.05; done
+    }
+    for run in $(seq 1 "$runs"); do
+      rm -f "$work"/rv/* "$work"/p*.json "$work"/p*.err "$work"/p*.replay*
+      for i in 0 1 2 3; do start $i $common $(link $i) --relay 127.0.0.1:0; done
+      for _ in $(seq 1 200); do grep -q "running" "$work/p3.err" 2>/dev/null && break; sleep 0.05; done
+      sleep $(( n / 360 ))
+      restart_peer 2 3
+      sleep $(( n / 360 ))
+      restart_peer 3 1
+      for i in 0 1 2 3; do wait_ok $i 0; done
+      same_replays 0 1 2 3
+      for id in 2 3; do
+        r=$(jget "$work/p$id.json" rejoin_tick)
+        [[ -n $r ]] || fail "run $run: peer $id reports no rejoin tick"
+        for i in 0 1 2 3; do
+          [[ $i == "$id" ]] && continue
+          # A peer restarted later has its own earlier rejoin only in its killed log.
+          [[ $i == 3 && $id == 2 ]] && { grep -q "player 2 (peer 2) plays again from tick $r" "$work/p3-killed.err" || fail "run $run: peer 3 did not report peer 2 back at $r"; continue; }
+          [[ $(jget "$work/p$i.json" rejoin_tick_peer$id) == "$r" ]] || fail "run $run: peer $i names another return tick for peer $id than its own $r: $(jget "$work/p$i.json" rejoin_tick_peer$id)"
+        done
+        (( r < n )) || fail "run $run: peer $id came back at $r, past the end $n"
+      done
+      echo "run $run: peer 2 back at $(jget "$work/p2.json" rejoin_tick), peer 3 back at $(jget "$work/p3.json" rejoin_tick)"
+    done
+    ;;
+  rejoin_spectator)
+    # Issue 38: two players and a spectator inside the mesh (three addresses). Peer 1 is killed
+    # -9 and rejoins through peer 0's relay; the spectator does not stop it (it was refused with
+    # exit 2, after the whole history was replayed). All three recordings are byte-identical.
+    n=$(( scale > 1 ? 1500 : 720 ))
+    common="--sim duel --count 3 --players 2 --ticks $n --tick-hz 120 --input-delay 3 --max-prediction 24 --hash-interval 16 --disconnect-ms 600 --checkpoint-every 64"
+    start 0 $common $(link 0) --relay 127.0.0.1:0
+    start 1 $common $(link 1)
+    start 2 --spectate $common $(link 2)
+    for _ in $(seq 1 200); do grep -q "running" "$work/p1.err" 2>/dev/null && break; sleep 0.05; done
+    sleep 1.5
+    kill -9 "${pid[1]}"
+    wait "${pid[1]}" 2>/dev/null
+    host=$(grep -o "relaying the recording to watchers at [^ ]*" "$work/p0.err" | awk '{print $NF}')
+    [[ -n $host ]] || fail "peer 0 did not say where it relays"
+    addr=$(cat "$work/rv/peer1.addr")
+    rm -f "$work/rv/peer1.addr"
+    mv "$work/p1.err" "$work/p1-killed.err"
+    timeout -s KILL 80 "$bin" peer --id 1 --rendezvous "$work/rv" --bind "$addr" --session-id 77 --json --max-seconds 70 \
+      --record "$work/p1.replay" $common $(link 1) --rejoin "$host" --sync-timeout-s 20 >"$work/p1.json" 2>"$work/p1.err" &
+    pid[1]=$!
+    for i in 0 1 2; do wait_ok $i 0; done
+    same_replays 0 1 2
+    r=$(jget "$work/p1.json" rejoin_tick)
+    [[ -n $r && $(jget "$work/p0.json" rejoin_tick_peer1) == "$r" ]] || fail "peer 0 and peer 1 name other return ticks"
+    echo "peer 1 back at $r"
+    ;;
   restart)
     # Peer 1 is killed, then started again on the same address: the running peer rejects the
     # new incarnation, the restarted process fails with a clear error (exit 2), peer 0 finishes.

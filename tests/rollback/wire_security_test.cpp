@@ -37,7 +37,7 @@ std::uint8_t type_of(const Message& m) { return std::to_integer<std::uint8_t>(m[
 Message stranger_sync(std::uint8_t type, std::uint32_t incarnation, std::uint64_t nonce, std::uint64_t seq) {
   Message m(kHeader + 32 + kTrailer, std::byte{0});
   m[0] = std::byte{type};
-  m[1] = std::byte{5};  // wire version
+  m[1] = std::byte{6};  // wire version
   m[2] = std::byte{1};  // sender: peer 1 (its address is spoofed)
   m[3] = std::byte{2};  // players
   for (int i = 0; i < 4; ++i) m[4 + i] = static_cast<std::byte>(kSessionId >> (8 * i));
