@@ -30,11 +30,15 @@ case $case_name in
     [[ $? -eq 2 ]] || fail "a bad command line must exit 2"
     ;;
   match)
+    # The sockets are closed before the ports are printed: `read` returns on the line, and a
+    # python still holding them made both players fail with "Address already in use".
     read -r port0 port1 < <(python3 -c '
 import socket
 s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
+ports = [x.getsockname()[1] for x in s]
+for x in s: x.close()
+print(*ports)')
     peers=127.0.0.1:$port0,127.0.0.1:$port1
     for i in 0 1; do
       "$play" --id $i --peers "$peers" --ticks 120 --units 4 --no-auth </dev/null >"$work/p$i.out" 2>"$work/p$i.err" &

@@ -19,12 +19,16 @@ fail() {
   exit 1
 }
 
-# Two free UDP ports (bound and released: a small race, acceptable in a test).
+# Two free UDP ports (bound and released: a small race, acceptable in a test). The sockets are
+# closed before the ports are printed: `read` returns on the line, and a python still holding
+# them made both players fail with "Address already in use" (CI, 2026-12-06).
 read -r port0 port1 < <(python3 -c '
 import socket
 s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
+ports = [x.getsockname()[1] for x in s]
+for x in s: x.close()
+print(*ports)')
 peers=127.0.0.1:$port0,127.0.0.1:$port1
 ticks=420  # 7 s at the sim's 60 Hz
 for i in 0 1; do
