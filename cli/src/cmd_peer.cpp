@@ -347,7 +347,7 @@ void add_common(CLI::App* app, const std::shared_ptr<PeerArgs>& a, bool required
                   "this HOST:PORT (port 0: any); players send them nothing");
   app->add_option("--rejoin", a->o.rejoin,
                   "Restart a crashed peer: fetch the confirmed history from the survivor's --relay HOST:PORT, replay it "
-                  "(every hash checked) and ask to play again (two-peer matches; docs/rollback.md, \"Rejoin\")");
+                  "(every hash checked) and ask to play again (any survivor's relay; docs/rollback.md, \"Rejoin\")");
   app->add_option("--relay-slots", a->o.relay_slots, "With --relay: watchers served at once")
       ->capture_default_str()->check(CLI::Range(1u, rollback::kRelayMaxSubscribers));
   app->add_option("--relay-linger-s", a->relay_linger_s,

@@ -115,11 +115,11 @@ struct SessionConfig {
   // peer that did not ask. 0 is allowed but weak.
   std::uint32_t incarnation = 0;
   // Rejoin (docs/rollback.md, "Rejoin"): this process is a restart of peer local_peer of a
-  // running two-peer match whose player was dropped. The runner is at tick S: the game replayed
-  // the confirmed history 0..S from the survivor's recording (and checked its hashes). The
-  // handshake asks the survivor to take the player back; it answers with the return tick R
-  // (the player's input is the default until R on both sides) or refuses with a clear error.
-  // Needs sync_roundtrips >= 1 and peers == 2.
+  // running match whose players were dropped. The runner is at tick S: the game replayed the
+  // confirmed history 0..S from a survivor's recording (and checked its hashes). The handshake
+  // asks every surviving peer to take the players back; they answer with one return tick R
+  // (the players' input is the default until R on every peer) or refuse with a clear error.
+  // Needs sync_roundtrips >= 1 and peers >= 2.
   bool rejoin = false;
   std::uint64_t sync_timeout_us = 0;             // handshake not done by then: status error (0: never)
   std::uint64_t disconnect_notify_start_us = 0;  // silence before NetworkInterrupted (0: never)
