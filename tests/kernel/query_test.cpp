@@ -79,6 +79,43 @@ TEST_F(QueryWorld, ReferencesHandOutLiveHandlesAndWritableColumns) {
   static_assert(std::is_same_v<detail::QueryRef<Pos, Write>, Pos&>);
 }
 
+// A small trivially copyable Read component reaches fn as a reference to a copy made for the
+// call (its loads come before fn's stores: clang vectorizes `pos += vel` on fixed, issue 37
+// item 4); the values are the column's and `auto&` still binds. A Write component is the
+// column itself, and so is a Read component over 32 bytes.
+struct WideRead {
+  std::int64_t v[5];
+};
+LOCKSTEP_COMPONENT(WideRead, v);
+
+TEST_F(QueryWorld, ASmallReadComponentIsACopyOfTheColumnAndAWriteOneIsTheColumn) {
+  static_assert(std::is_same_v<decltype(detail::RowArg<Pos, Read>(nullptr).get()), const Pos&>);
+  static_assert(std::is_same_v<decltype(detail::RowArg<Pos, Write>(nullptr).get()), Pos&>);
+  const Pos* column_pos = w.get<Pos>(pv1);
+  const Vel* column_vel = w.get<Vel>(pv1);
+  int rows = 0;
+  ASSERT_TRUE((w.each<Pos, Vel>(
+                   [&](Entity e, const auto& p, auto& v) {
+                     if (e.slot != pv1.slot) return;
+                     ++rows;
+                     EXPECT_EQ(p.x, 2);
+                     EXPECT_NE(&p, column_pos) << "a Read Pos is the call's copy";
+                     EXPECT_EQ(&v, column_vel) << "a Write Vel is the column";
+                     v.x = 7;
+                   },
+                   Read{}, Write{})
+                  .ok()));
+  EXPECT_EQ(rows, 1);
+  EXPECT_EQ(w.get<Vel>(pv1)->x, 7);
+  ASSERT_TRUE(w.registerComponent<WideRead>().ok());
+  ASSERT_TRUE(w.addComponent(bare, WideRead{{1, 2, 3, 4, 5}}).ok());
+  const WideRead* column_wide = w.get<WideRead>(bare);
+  ASSERT_TRUE(w.each<WideRead>([&](Entity, const WideRead& r) {
+                 EXPECT_EQ(&r, column_wide) << "a Read component over 32 bytes is the column";
+                 EXPECT_EQ(r.v[4], 5);
+               }, Read{}).ok());
+}
+
 TEST_F(QueryWorld, EmptyQueryVisitsEveryLiveEntityInSlotOrder) {
   ASSERT_TRUE(w.destroy(v1).ok());
   std::vector<std::uint32_t> seen;
