@@ -191,9 +191,9 @@ TEST(Relay, WrongKeysAndForgedRequestsGetNothing) {
   RelaySource stranger;
   ASSERT_TRUE(stranger.open(relay.local_address(), config(8), error)) << error;
   // A forged request: the right layout and session, a made-up tag.
-  unsigned char forged[kRelayHeaderBytes + 16] = {'L', 'S', 'R', '1', 1, 1, 0, 0, 41, 0, 0, 0};
-  forged[20] = 0;
-  forged[21] = 0x80;  // 32 KiB
+  unsigned char forged[kRelayHeaderBytes + kRelayCookieBytes + 16] = {'L', 'S', 'R', '2', 1, 1, 0, 0, 41, 0, 0, 0};
+  forged[28] = 0;
+  forged[29] = 0x80;  // 32 KiB
   send_raw(relay, forged, sizeof forged);
   (void)pump({{&relay, &host}}, {&stranger}, [&] { return relay.stats().dropped >= 2; });
   EXPECT_EQ(stranger.fetched_bytes(), 0u);
@@ -273,7 +273,7 @@ TEST(Relay, JunkDatagramsAreDroppedByTheRelay) {
     const std::size_t n = 1 + next() % sizeof d;
     for (std::size_t k = 0; k < n; ++k) d[k] = static_cast<unsigned char>(next());
     if (i % 2 == 0 && n >= kRelayHeaderBytes) {  // a plausible header: magic, kind, session
-      std::memcpy(d, "LSR1", 4);
+      std::memcpy(d, "LSR2", 4);
       d[4] = static_cast<unsigned char>(2 + next() % 2);  // DATA or FULL: not for a relay
       d[5] = d[6] = d[7] = 0;
       d[8] = 41;

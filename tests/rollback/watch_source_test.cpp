@@ -14,7 +14,7 @@ namespace {
 
 using namespace lockstep::rollback;
 
-TEST(WatchSource, RelayConfigCarriesTheMatchKey) {
+TEST(WatchSource, RelayConfigCarriesTheWatchKeyOfTheMatchKey) {
   WatchSourceOptions o;
   o.session_id = 9;
   o.relay_slots = 5;
@@ -25,7 +25,8 @@ TEST(WatchSource, RelayConfigCarriesTheMatchKey) {
   EXPECT_EQ(c.session_id, 9u);
   EXPECT_EQ(c.max_subscribers, 5u);
   EXPECT_EQ(c.security, WireSecurity::Authenticated);
-  EXPECT_EQ(c.key.bytes, insecure_test_key(9).bytes);
+  EXPECT_EQ(c.key.bytes, derive_watch_key(insecure_test_key(9)).bytes);  // never the match key itself
+  EXPECT_NE(c.key.bytes, insecure_test_key(9).bytes);
   o.no_auth = true;
   o.allow_remote = true;
   RelayConfig open;
