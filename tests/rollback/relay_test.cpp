@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -689,4 +690,65 @@ TEST(RelayWatchKey, AWatcherWithOnlyTheWatchKeyFetchesAPeersRelay) {
   (void)pump({{&relay, &host}}, {&with_match_key}, [&] { return with_match_key.stats().requests_sent >= 5; });
   EXPECT_FALSE(with_match_key.answered());
   EXPECT_EQ(with_match_key.fetched_bytes(), 0u);
+}
+
+namespace {
+// A non-loopback IPv4 address of this machine ("" none).
+std::string non_loopback_ipv4() {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return "";
+  std::string found;
+  for (ifaddrs* i = all; i != nullptr && found.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
+    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) found = text;
+  }
+  ::freeifaddrs(all);
+  return found;
+}
+}  // namespace
+
+// One host cannot take every slot from its many ports: past max_per_host (non-loopback
+// sources; loopback is exempt, every other test runs its watchers there) a proven watcher is
+// refused with FULL. Skipped on a machine without a non-loopback IPv4 address.
+TEST(RelayCookie, OneRemoteHostTakesAtMostItsShareOfTheSlots) {
+  const std::string ip = non_loopback_ipv4();
+  if (ip.empty()) GTEST_SKIP() << "no non-loopback IPv4 address";
+  std::uint64_t final_hash = 0;
+  GrowingBytes host(recorded_duel(60, 0, final_hash));
+  host.visible = host.all().size();
+  RelayConfig c = config();
+  c.loopback_only = false;
+  c.bind = ip + ":0";
+  c.max_per_host = 2;
+  RelayServer relay;
+  std::string error;
+  ASSERT_TRUE(relay.open(c, error)) << error;
+  RelayConfig w = config();
+  w.loopback_only = false;
+  w.bind = ip + ":0";
+  RelaySource one, two, three;
+  for (RelaySource* s : {&one, &two, &three}) ASSERT_TRUE(s->open(relay.local_address(), w, error)) << error;
+  ASSERT_TRUE(pump({{&relay, &host}}, {&one, &two}, [&] {
+    return one.fetched_bytes() == host.all().size() && two.fetched_bytes() == host.all().size();
+  }));
+  std::vector<std::byte> scratch(1024);
+  std::size_t got = 0;
+  ReplayStatus st;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (st.ok() && std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(relay.poll(host).ok());
+    st = three.read(0, scratch, got);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(st.message, "relay " + relay.local_address() +
+                            ": byte 0: the relay refused: all of its subscriber slots are taken (try another relay)");
+  EXPECT_EQ(relay.stats().subscribers, 2u);
+  EXPECT_EQ(relay.stats().refused_full, 1u);
+  c.max_per_host = 33;
+  RelayServer bad;
+  EXPECT_FALSE(bad.open(c, error));
+  EXPECT_EQ(error, "relay: max_per_host must be 1..32");
 }
