@@ -114,7 +114,7 @@ bool check_config(const RelayConfig& c, std::string& error) {
     return false;
   }
   if (c.security == WireSecurity::Authenticated && c.key.empty()) {
-    error = "relay: no key: set RelayConfig::key (the broadcast key), or Unauthenticated";
+    error = "relay: no key: set RelayConfig::key (the watch key: derive_watch_key of the match key), or Unauthenticated";
     return false;
   }
   if (c.max_subscribers < 1 || c.max_subscribers > kRelayMaxSubscribers) {

@@ -301,7 +301,7 @@ TEST(Relay, RefusesToStartWithoutAKeyOrWithTooManySlots) {
   RelayServer relay;
   std::string error;
   EXPECT_FALSE(relay.open(c, error));
-  EXPECT_EQ(error, "relay: no key: set RelayConfig::key (the broadcast key), or Unauthenticated");
+  EXPECT_EQ(error, "relay: no key: set RelayConfig::key (the watch key: derive_watch_key of the match key), or Unauthenticated");
   c = config();
   c.max_subscribers = 33;
   EXPECT_FALSE(relay.open(c, error));
