@@ -52,6 +52,10 @@ int follow_cmd(const FollowArgs& a) {
   o.max_ticks_per_poll = a.catchup_ticks;
   if (!a.record.empty())
     if (int rc = check_output(a.record, a.json); rc != kExitOk) return rc;
+  if (!a.watch.watch_key_file.empty() && !a.watch.key_file.empty())
+    return report_error(a.json, kExitBadInput, "--watch-key-file and --key-file exclude each other");
+  if (!a.watch.watch_key_file.empty() && a.watch.no_auth)
+    return report_error(a.json, kExitBadInput, "--watch-key-file and --no-auth exclude each other");
   rollback::WatchSourceOptions options = a.watch;
   options.open_recording = stream::open_recording_source;
   rollback::WatchSource opened = rollback::open_watch_source(options);
@@ -83,7 +87,10 @@ int follow_cmd(const FollowArgs& a) {
               std::to_string(follower.recorded_ticks()) + " recorded";
     code = kExitMismatch;
   }
-  if (watched.relay_silent) failure += " (give the relay's --key-file and --session-id, or check the --host address)";
+  if (watched.relay_silent)
+    failure += a.watch.watch_key_file.empty()
+                   ? " (give the relay's --key-file and --session-id, or check the --host address)"
+                   : " (give the relay's --watch-key-file and --session-id, or check the --host address)";
   if (!a.record.empty() && code == kExitOk) {
     const replay::ReplayStatus ws = replay::write_replay_file(a.record, follower.recording());
     if (!ws.ok()) return report_error(a.json, kExitBadInput, ws.message, &ws);
@@ -101,6 +108,9 @@ void add_follow_options(CLI::App* app, const std::shared_ptr<FollowArgs>& f) {
                   "Watch through a relay (a peer's or a watcher's --relay HOST:PORT): host-fed, from its newest "
                   "checkpoint; the --follow options apply. Give it again for further relays of the same recording, "
                   "switched to in order when the one watched goes silent (--failover-ms) or is full");
+  app->add_option("--watch-key-file", f->watch.watch_key_file,
+                  "With --host: the match's watch key ('" + tool_name() + " keygen --watch-key-of MATCH.key --out FILE') "
+                  "instead of its --key-file: it reads the relays but cannot forge a player's message");
   app->add_option("--failover-ms", f->watch.failover_ms,
                   "With several --host: switch to the next relay when the one watched sent nothing for this long")
       ->capture_default_str()->check(CLI::Range(50u, 600000u));

@@ -394,6 +394,8 @@ Command add_spectate(CLI::App& root) {
               f->watch.relay_slots = a->o.relay_slots;
               return follow_cmd(*f);
             }
+            if (!f->watch.watch_key_file.empty())
+              return report_error(a->json, kExitBadInput, "--watch-key-file is for --host (a relay's watcher)");
             if (a->sim.empty() || app->count("--id") == 0)
               return report_error(a->json, kExitBadInput, "spectate: --sim and --id are required (or --follow FILE, or --host ADDR)");
             return peer_cmd(*a);

@@ -306,4 +306,8 @@ bool write_match_key_file(const std::string& path, const MatchKey& key, std::str
   return write_new_secret_file("key file", path, hex32(key.bytes) + "\n", error);
 }
 
+bool write_watch_key_file(const std::string& path, const MatchKey& watch_key, std::string& error) {
+  return write_new_secret_file("watch key file", path, hex32(watch_key.bytes) + "\n", error);
+}
+
 }  // namespace lockstep::rollback

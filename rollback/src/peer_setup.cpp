@@ -100,6 +100,7 @@ const char* match_key_source_name(MatchKeySource source) noexcept {
     case MatchKeySource::File: return "file";
     case MatchKeySource::DerivedFromSessionId: return "derived-from-session-id";
     case MatchKeySource::Identity: return "identity";
+    case MatchKeySource::WatchKeyFile: return "watch-key-file";
     case MatchKeySource::None: break;
   }
   return "none";
@@ -173,7 +174,8 @@ RelayConfig relay_config_for(const SessionConfig& session, std::string bind, boo
   rc.loopback_only = loopback_only;
   rc.session_id = session.session_id;
   rc.security = session.security;
-  rc.key = session.match_key;
+  // The watch key: the watchers (and a rejoining peer's fetch) never get the match key.
+  rc.key = derive_watch_key(session.match_key);
   return rc;
 }
 

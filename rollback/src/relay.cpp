@@ -24,18 +24,26 @@ using session_wire::get_u64;
 using session_wire::put_u32;
 using session_wire::put_u64;
 
-enum class Kind : std::uint8_t { Request = 1, Data = 2, Full = 3 };
+enum class Kind : std::uint8_t { Request = 1, Data = 2, Full = 3, Challenge = 4 };
 constexpr std::uint8_t kFlagAuthenticated = 1;
+constexpr char kMagic[4] = {'L', 'S', 'R', '2'};
 // Tags are bound to the direction (the `receiver` of wire::compute_tag): ids no session peer
 // has (at most 16), so no relay message verifies as a session message or the other way round.
 constexpr std::uint32_t kToRelay = 0xC1;
 constexpr std::uint32_t kToWatcher = 0xC2;
 constexpr std::size_t kMaxDatagram = kRelayHeaderBytes + kRelayChunkBytes + 8 + wire::kTagBytes;
+static_assert(kRelayCookieBytes == wire::kCookieBytes);
+// A cookie is good for the epoch it was made in and the next one: 2 to 4 s.
+constexpr auto kCookieEpoch = std::chrono::seconds(2);
+
+using Cookie = std::array<std::byte, kRelayCookieBytes>;
 
 struct Message {
   Kind kind = Kind::Request;
+  std::uint64_t nonce = 0;          // the watcher's, echoed by the relay
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
+  Cookie cookie{};                  // REQUEST (all zero: none yet), CHALLENGE
   std::span<const std::byte> body;  // DATA
   std::uint64_t total = 0;          // DATA
 };
@@ -44,15 +52,19 @@ struct Message {
 std::size_t encode(const RelayConfig& c, std::uint32_t to, const Message& m, std::array<std::byte, kMaxDatagram>& out) {
   const bool auth = c.security == WireSecurity::Authenticated;
   std::byte* p = out.data();
-  std::memcpy(p, "LSR1", 4);
+  std::memcpy(p, kMagic, 4);
   p[4] = static_cast<std::byte>(m.kind);
   p[5] = static_cast<std::byte>(auth ? kFlagAuthenticated : 0);
   p[6] = p[7] = std::byte{0};
   put_u32(p + 8, c.session_id);
-  put_u64(p + 12, m.offset);
-  put_u32(p + 20, m.kind == Kind::Data ? static_cast<std::uint32_t>(m.body.size()) : m.length);
+  put_u64(p + 12, m.nonce);
+  put_u64(p + 20, m.offset);
+  put_u32(p + 28, m.kind == Kind::Data ? static_cast<std::uint32_t>(m.body.size()) : m.length);
   std::size_t n = kRelayHeaderBytes;
-  if (m.kind == Kind::Data) {
+  if (m.kind == Kind::Request || m.kind == Kind::Challenge) {
+    std::memcpy(p + n, m.cookie.data(), m.cookie.size());
+    n += m.cookie.size();
+  } else if (m.kind == Kind::Data) {
     if (!m.body.empty()) std::memcpy(p + n, m.body.data(), m.body.size());
     n += m.body.size();
     put_u64(p + n, m.total);
@@ -69,7 +81,7 @@ std::size_t encode(const RelayConfig& c, std::uint32_t to, const Message& m, std
 bool decode(const RelayConfig& c, std::uint32_t to, std::span<const std::byte> in, Message& m) {
   const bool auth = c.security == WireSecurity::Authenticated;
   const std::size_t tag = auth ? wire::kTagBytes : 0;
-  if (in.size() < kRelayHeaderBytes + tag || std::memcmp(in.data(), "LSR1", 4) != 0) return false;
+  if (in.size() < kRelayHeaderBytes + tag || std::memcmp(in.data(), kMagic, 4) != 0) return false;
   const std::byte* p = in.data();
   if (std::to_integer<std::uint8_t>(p[5]) != (auth ? kFlagAuthenticated : 0) || p[6] != std::byte{0} || p[7] != std::byte{0})
     return false;
@@ -77,10 +89,15 @@ bool decode(const RelayConfig& c, std::uint32_t to, std::span<const std::byte> i
   const std::size_t signed_bytes = in.size() - tag;
   if (auth && !wire::verify_tag(c.key, to, in.first(signed_bytes), p + signed_bytes)) return false;
   m.kind = static_cast<Kind>(std::to_integer<std::uint8_t>(p[4]));
-  m.offset = get_u64(p + 12);
-  m.length = get_u32(p + 20);
+  m.nonce = get_u64(p + 12);
+  m.offset = get_u64(p + 20);
+  m.length = get_u32(p + 28);
   switch (m.kind) {
-    case Kind::Request: return signed_bytes == kRelayHeaderBytes && m.length <= kRelayWindowBytes;
+    case Kind::Request:
+    case Kind::Challenge:
+      if (signed_bytes != kRelayHeaderBytes + kRelayCookieBytes) return false;
+      std::memcpy(m.cookie.data(), p + kRelayHeaderBytes, kRelayCookieBytes);
+      return m.kind == Kind::Challenge || m.length <= kRelayWindowBytes;
     case Kind::Full: return signed_bytes == kRelayHeaderBytes;
     case Kind::Data:
       if (m.length > kRelayChunkBytes || signed_bytes != kRelayHeaderBytes + m.length + 8) return false;
@@ -97,11 +114,15 @@ bool check_config(const RelayConfig& c, std::string& error) {
     return false;
   }
   if (c.security == WireSecurity::Authenticated && c.key.empty()) {
-    error = "relay: no key: set RelayConfig::key (the broadcast key), or Unauthenticated";
+    error = "relay: no key: set RelayConfig::key (the watch key: derive_watch_key of the match key), or Unauthenticated";
     return false;
   }
   if (c.max_subscribers < 1 || c.max_subscribers > kRelayMaxSubscribers) {
     error = "relay: max_subscribers must be 1..32";
+    return false;
+  }
+  if (c.max_per_host < 1 || c.max_per_host > kRelayMaxSubscribers) {
+    error = "relay: max_per_host must be 1..32";
     return false;
   }
   return true;
@@ -135,16 +156,25 @@ struct RelayServer::State {
   std::vector<std::byte> bytes;  // the stream so far
   struct Subscriber {
     net::Address address;
+    std::uint64_t nonce = 0;  // the watcher's, proven with a cookie: requests with another re-prove
     Clock::time_point last_seen;
     std::uint64_t asked_from = 0;  // the offset of its newest request: it has everything before
   };
   std::vector<Subscriber> subscribers;
   RelayStats stats;
+  // The cookies' secret (drawn at open) and the clock of their epochs.
+  wire::CookieSecret cookie_secret{};
+  Clock::time_point opened{};
   std::array<std::byte, kMaxDatagram> out{};
   std::array<std::byte, 2048> in{};
 
   replay::ReplayStatus ingest(replay::ByteSource& source);
-  Subscriber* admit(const net::Address& from, Clock::time_point now);
+  Cookie cookie(const net::Address& from, std::uint64_t nonce, std::uint64_t at_epoch) const;
+  std::uint64_t epoch(Clock::time_point now) const;
+  bool proven(const net::Address& from, const Message& request, Clock::time_point now) const;
+  Subscriber* find(const net::Address& from, std::uint64_t nonce);
+  Subscriber* admit(const net::Address& from, std::uint64_t nonce, Clock::time_point now);
+  void send(const net::Address& to, const Message& m);
   void answer(const net::Address& to, const Message& request);
 };
 
@@ -163,18 +193,67 @@ replay::ReplayStatus RelayServer::State::ingest(replay::ByteSource& source) {
   return replay::ReplayStatus::Ok();
 }
 
-RelayServer::State::Subscriber* RelayServer::State::admit(const net::Address& from, Clock::time_point now) {
+// keyed BLAKE2b (wire::compute_cookie) of the source's address and port, the session id, the
+// watcher's nonce and the epoch, under this relay's secret: nothing is kept per unproven source.
+Cookie RelayServer::State::cookie(const net::Address& from, std::uint64_t nonce, std::uint64_t at_epoch) const {
+  std::byte what[net::kEndpointBytesMax + 4 + 8 + 8] = {};
+  const std::size_t n = net::endpoint_bytes(from, what);
+  put_u32(what + n, config.session_id);
+  put_u64(what + n + 4, nonce);
+  put_u64(what + n + 12, at_epoch);
+  Cookie made{};
+  wire::compute_cookie(cookie_secret, std::span<const std::byte>(what, n + 20), made.data());
+  return made;
+}
+
+std::uint64_t RelayServer::State::epoch(Clock::time_point now) const {
+  // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
+  return static_cast<std::uint64_t>((now - opened) / kCookieEpoch) + 1;
+}
+
+bool RelayServer::State::proven(const net::Address& from, const Message& request, Clock::time_point now) const {
+  const std::uint64_t e = epoch(now);
+  const Cookie current = cookie(from, request.nonce, e), previous = cookie(from, request.nonce, e - 1);
+  // Both compared (constant time each), whatever the first says.
+  const bool a = wire::cookie_equal(request.cookie.data(), current.data());
+  const bool b = wire::cookie_equal(request.cookie.data(), previous.data());
+  return a || b;
+}
+
+RelayServer::State::Subscriber* RelayServer::State::find(const net::Address& from, std::uint64_t nonce) {
   for (Subscriber& s : subscribers)
-    if (net::same_endpoint(s.address, from)) return &s;
+    if (net::same_endpoint(s.address, from) && s.nonce == nonce) return &s;
+  return nullptr;
+}
+
+RelayServer::State::Subscriber* RelayServer::State::admit(const net::Address& from, std::uint64_t nonce,
+                                                          Clock::time_point now) {
+  // A watcher that proved a new nonce from the same endpoint (it restarted) keeps its slot.
+  for (Subscriber& s : subscribers)
+    if (net::same_endpoint(s.address, from)) {
+      s.nonce = nonce;
+      s.asked_from = 0;
+      return &s;
+    }
   // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
   const auto idle = std::chrono::milliseconds(config.idle_timeout_ms);
   subscribers.erase(std::remove_if(subscribers.begin(), subscribers.end(),
                                    [&](const Subscriber& s) { return now - s.last_seen > idle; }),
                     subscribers.end());
   if (subscribers.size() >= config.max_subscribers) return nullptr;
-  subscribers.push_back({from, now, 0});
+  if (!from.is_loopback()) {
+    const auto same = std::count_if(subscribers.begin(), subscribers.end(),
+                                    [&](const Subscriber& s) { return net::same_host(s.address, from); });
+    if (static_cast<std::uint64_t>(same) >= config.max_per_host) return nullptr;
+  }
+  subscribers.push_back({from, nonce, now, 0});
   stats.max_subscribers_seen = std::max<std::uint32_t>(stats.max_subscribers_seen, static_cast<std::uint32_t>(subscribers.size()));
   return &subscribers.back();
+}
+
+void RelayServer::State::send(const net::Address& to, const Message& m) {
+  const std::size_t size = encode(config, kToWatcher, m, out);
+  (void)socket.send_to(to, std::span<const std::byte>(out.data(), size));
 }
 
 void RelayServer::State::answer(const net::Address& to, const Message& request) {
@@ -185,6 +264,7 @@ void RelayServer::State::answer(const net::Address& to, const Message& request) 
     const std::uint64_t n = std::min<std::uint64_t>(end > at ? end - at : 0, kRelayChunkBytes);
     Message m;
     m.kind = Kind::Data;
+    m.nonce = request.nonce;
     m.offset = at;
     m.body = std::span<const std::byte>(bytes.data() + at, static_cast<std::size_t>(n));
     m.total = have;
@@ -203,6 +283,11 @@ RelayServer::~RelayServer() = default;
 bool RelayServer::open(const RelayConfig& config, std::string& error) {
   if (!check_config(config, error)) return false;
   state_->config = config;
+  for (std::size_t i = 0; i < state_->cookie_secret.size(); i += 8) {
+    const std::uint64_t r = wire::random_u64();
+    for (std::size_t k = 0; k < 8; ++k) state_->cookie_secret[i + k] = static_cast<std::uint8_t>(r >> (8 * k));
+  }
+  state_->opened = Clock::now();
   return open_socket(config, state_->socket, error);
 }
 
@@ -223,12 +308,27 @@ replay::ReplayStatus RelayServer::poll(replay::ByteSource& source) {
       ++s.stats.dropped;
       continue;
     }
-    State::Subscriber* sub = s.admit(from, now);
+    // A subscriber keeps its slot while its requests carry the nonce it proved. Anything else
+    // is served only once its source proved it receives at its address (a cookie round trip):
+    // until then its only answer is a CHALLENGE, of the request's own size.
+    State::Subscriber* sub = s.find(from, m.nonce);
+    if (sub == nullptr && !s.proven(from, m, now)) {
+      Message challenge;
+      challenge.kind = Kind::Challenge;
+      challenge.nonce = m.nonce;
+      challenge.offset = m.offset;
+      challenge.length = m.length;
+      challenge.cookie = s.cookie(from, m.nonce, s.epoch(now));
+      s.send(from, challenge);
+      ++s.stats.challenges;
+      continue;
+    }
+    if (sub == nullptr) sub = s.admit(from, m.nonce, now);
     if (sub == nullptr) {
       Message full;
       full.kind = Kind::Full;
-      const std::size_t size = encode(s.config, kToWatcher, full, s.out);
-      (void)s.socket.send_to(from, std::span<const std::byte>(s.out.data(), size));
+      full.nonce = m.nonce;
+      s.send(from, full);
       ++s.stats.refused_full;
       continue;
     }
@@ -284,6 +384,12 @@ struct RelaySource::State {
   std::uint64_t first_total = ~std::uint64_t{0};
   std::uint64_t relay_total = 0;
   bool answered = false;
+  // This watcher's nonce for the relay it talks to (drawn anew per relay): the relay echoes it,
+  // and a message without it is not for this watcher. The relay's newest cookie (all zero:
+  // none yet) goes back in every request; a CHALLENGE asks again at once.
+  std::uint64_t nonce = 0;
+  Cookie cookie{};
+  bool challenged = false;
   RelaySourceStats stats;
   std::array<std::byte, kMaxDatagram> out{};
   std::array<std::byte, 2048> in{};
@@ -356,8 +462,19 @@ void RelaySource::State::receive() {
       ++stats.dropped;
       continue;
     }
+    if (m.nonce != nonce) {  // authentic, but for another watcher (or forged by one)
+      ++stats.dropped;
+      ++stats.unbound;
+      continue;
+    }
     answered = true;
     last_heard = Clock::now();
+    if (m.kind == Kind::Challenge) {
+      cookie = m.cookie;
+      challenged = true;
+      ++stats.challenges;
+      continue;
+    }
     if (m.kind == Kind::Full) {
       full = true;
       continue;
@@ -371,9 +488,12 @@ void RelaySource::State::request(Clock::time_point now) {
   // Ask for the next window once the last one arrived, or again after 20 ms (loss, or nothing
   // new yet at the relay).
   // lockstep: allow(time) relay pacing and timeouts of the broadcast socket, never simulated
-  if (cursor() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
+  if (!challenged && cursor() < requested_end && now - last_request < std::chrono::milliseconds(20)) return;
+  challenged = false;
   Message m;
   m.kind = Kind::Request;
+  m.nonce = nonce;
+  m.cookie = cookie;
   m.offset = cursor();
   m.length = kRelayWindowBytes;
   const std::size_t size = encode(config, kToRelay, m, out);
@@ -403,6 +523,9 @@ void RelaySource::State::switch_relay(Clock::time_point now) {
   full = false;
   answered = false;
   relay_total = 0;
+  nonce = wire::random_u64();
+  cookie = {};
+  challenged = false;
   if (bytes.size() < first_total) first_total = ~std::uint64_t{0};
 }
 
@@ -420,6 +543,7 @@ bool RelaySource::open(const std::string& relay, const RelayConfig& config, std:
     return false;
   }
   s.last_heard = Clock::now();
+  s.nonce = wire::random_u64();
   return open_socket(config, s.socket, error);
 }
 

@@ -96,6 +96,34 @@ bool same_endpoint(const Address& a, const Address& b) noexcept {
   return x->sin6_port == y->sin6_port && std::memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
 }
 
+bool same_host(const Address& a, const Address& b) noexcept {
+  if (a.family() != b.family() || a.length == 0) return false;
+  if (a.family() == AF_INET)
+    return reinterpret_cast<const sockaddr_in*>(a.storage)->sin_addr.s_addr ==
+           reinterpret_cast<const sockaddr_in*>(b.storage)->sin_addr.s_addr;
+  return std::memcmp(&reinterpret_cast<const sockaddr_in6*>(a.storage)->sin6_addr,
+                     &reinterpret_cast<const sockaddr_in6*>(b.storage)->sin6_addr, 16) == 0;
+}
+
+std::uint32_t endpoint_bytes(const Address& a, std::byte out[kEndpointBytesMax]) noexcept {
+  if (a.length == 0) return 0;
+  std::uint32_t n = 0;
+  if (a.family() == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a.storage);
+    out[n++] = std::byte{4};
+    std::memcpy(out + n, &in->sin_addr, 4);
+    n += 4;
+    std::memcpy(out + n, &in->sin_port, 2);
+  } else {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(a.storage);
+    out[n++] = std::byte{6};
+    std::memcpy(out + n, &in6->sin6_addr, 16);
+    n += 16;
+    std::memcpy(out + n, &in6->sin6_port, 2);
+  }
+  return n + 2;
+}
+
 bool parse_address(std::string_view text, Address& out, std::string& error) {
   out = Address{};
   std::string host;

@@ -20,6 +20,12 @@ struct Address {
   bool is_loopback() const noexcept;
 };
 bool same_endpoint(const Address& a, const Address& b) noexcept;
+// The same host (address), whatever the ports.
+bool same_host(const Address& a, const Address& b) noexcept;
+// The endpoint as bytes (a family byte, the 4 or 16 address bytes, the 2 port bytes): what a
+// cookie binds to. Returns how many bytes were written (0: no address).
+inline constexpr std::uint32_t kEndpointBytesMax = 1 + 16 + 2;
+std::uint32_t endpoint_bytes(const Address& a, std::byte out[kEndpointBytesMax]) noexcept;
 
 // Numeric "HOST:PORT" with HOST an IPv4 dotted quad, or "[HOST]:PORT" with an IPv6 address
 // (no name resolution: a hostname is an error). Returns false and sets `error`.

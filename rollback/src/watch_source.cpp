@@ -11,8 +11,17 @@ std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out, Ma
   out.session_id = o.session_id;
   out.max_subscribers = o.relay_slots;
   MatchKeySource source;
-  if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, out.security, out.key, source); !why.empty())
-    return why;
+  if (!o.watch_key_file.empty()) {
+    if (o.no_auth || !o.key_file.empty()) return "a watch key file excludes a match key file and no_auth";
+    std::string why;
+    out.security = WireSecurity::Authenticated;
+    if (!read_watch_key_file(o.watch_key_file, out.key, why)) return why;
+    source = MatchKeySource::WatchKeyFile;
+  } else {
+    if (std::string why = load_match_key(o.no_auth, o.key_file, o.session_id, out.security, out.key, source); !why.empty())
+      return why;
+    if (!o.no_auth) out.key = derive_watch_key(out.key);
+  }
   if (key_source != nullptr) *key_source = source;
   if (o.allow_remote) out.bind = "0.0.0.0:0";
   return "";

@@ -136,6 +136,27 @@ bool read_match_key_file(const std::string& path, MatchKey& out, std::string& er
   return wire::read_key_bytes("key file", path, out.bytes, error);
 }
 
+bool read_watch_key_file(const std::string& path, MatchKey& out, std::string& error) {
+  return wire::read_key_bytes("watch key file", path, out.bytes, error);
+}
+
+MatchKey derive_watch_key(const MatchKey& match_key) noexcept {
+  MatchKey k;
+  if (match_key.empty()) return k;  // no key: no watch key
+#if LOCKSTEP_HAVE_SODIUM
+  static_assert(crypto_kdf_KEYBYTES == 32 && crypto_kdf_CONTEXTBYTES == 8);
+  if (sodium_ready()) {
+    crypto_kdf_derive_from_key(k.bytes.data(), k.bytes.size(), 1, "LSwatch1", match_key.bytes.data());
+    return k;
+  }
+#endif
+  // Without libsodium nothing authenticates (relays refuse Authenticated): any fixed mapping
+  // that differs from the match key will do.
+  for (std::size_t i = 0; i < k.bytes.size(); ++i)
+    k.bytes[i] = static_cast<std::uint8_t>(match_key.bytes[(i + 1) % k.bytes.size()] ^ (0x5C + i));
+  return k;
+}
+
 MatchKey insecure_test_key(std::uint32_t session_id) noexcept {
   MatchKey k;
   const unsigned char id[4] = {static_cast<unsigned char>(session_id), static_cast<unsigned char>(session_id >> 8),

@@ -257,6 +257,31 @@ PY
     [[ $rc -eq 1 ]] || fail "a watcher of a stalled recording exited $rc, expected 1"
     grep -qE "^lockstep spectate --host: error: relay $host: nothing new for 1 s and no END block \(the recorder stopped\?\) at tick [0-9]+$" \
       "$work/w3.err" || fail "stalled-recording message: $(cat "$work/w3.err")"
+    # The watch key instead of the match key (issue 39): keygen derives it (libsodium's
+    # crypto_kdf, here recomputed with Python's BLAKE2b), the relay answers a watcher holding it
+    # alone, the match key given as a watch key is not the relay's, and the flags' errors.
+    "$bin" keygen --watch-key-of "$work/k1" --out "$work/k1.watch" 2>"$work/kg.err" || fail "keygen --watch-key-of: $(cat "$work/kg.err")"
+    grep -qF "lockstep keygen: wrote the watch key of $work/k1 to $work/k1.watch (" "$work/kg.err" || fail "keygen said: $(cat "$work/kg.err")"
+    expect=$(python3 -c 'import hashlib,struct,sys; k=bytes.fromhex(open(sys.argv[1]).read().strip()); print(hashlib.blake2b(b"",digest_size=32,key=k,salt=struct.pack("<Q",1)+bytes(8),person=b"LSwatch1"+bytes(8)).hexdigest())' "$work/k1")
+    [[ $(cat "$work/k1.watch") == "$expect" ]] || fail "the watch key $(cat "$work/k1.watch") is not the KDF's $expect"
+    "$bin" keygen --watch-key-of "$work/k1" --out "$work/k1.watch" >/dev/null 2>"$work/kg2.err"
+    rc=$?
+    [[ $rc -eq 2 ]] || fail "keygen over an existing watch key exited $rc"
+    grep -qxF "lockstep: error: watch key file $work/k1.watch: exists (never overwritten)" "$work/kg2.err" || fail "keygen again: $(cat "$work/kg2.err")"
+    timeout -s KILL 20 "$bin" spectate --host "$host" --session-id 77 --watch-key-file "$work/k1.watch" --idle-timeout-s 1 >/dev/null 2>"$work/w5.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher with the watch key exited $rc, expected 1"
+    grep -qE "^lockstep spectate --host: error: relay $host: nothing new for 1 s and no END block" "$work/w5.err" || fail "watch-key watcher: $(cat "$work/w5.err")"
+    ! grep -q WARNING "$work/w5.err" || fail "a warning with a watch key file: $(cat "$work/w5.err")"
+    timeout -s KILL 20 "$bin" spectate --host "$host" --session-id 77 --watch-key-file "$work/k1" --idle-timeout-s 1 >/dev/null 2>"$work/w6.err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "a watcher with the match key as its watch key exited $rc, expected 1"
+    grep -qE "^lockstep spectate --host: error: relay $host $silent \(give the relay's --watch-key-file and --session-id, or check the --host address\)$" \
+      "$work/w6.err" || fail "match key as watch key: $(cat "$work/w6.err")"
+    "$bin" spectate --host "$host" --key-file "$work/k1" --watch-key-file "$work/k1.watch" >/dev/null 2>"$work/w7.err"
+    rc=$?
+    [[ $rc -eq 2 ]] && grep -qxF "lockstep: error: --watch-key-file and --key-file exclude each other" "$work/w7.err" \
+      || fail "--watch-key-file with --key-file: exit $rc: $(cat "$work/w7.err")"
     # A rejoin through that relay with another key: said so within --sync-timeout-s.
     timeout -s KILL 20 "$bin" peer --sim duel --id 0 --peers 127.0.0.1:0,127.0.0.1:9 --session-id 77 --key-file "$work/k2" \
       --rejoin "$host" --sync-timeout-s 1 >/dev/null 2>"$work/rj.err"

@@ -14,7 +14,7 @@ namespace {
 
 using namespace lockstep::rollback;
 
-TEST(WatchSource, RelayConfigCarriesTheMatchKey) {
+TEST(WatchSource, RelayConfigCarriesTheWatchKeyOfTheMatchKey) {
   WatchSourceOptions o;
   o.session_id = 9;
   o.relay_slots = 5;
@@ -25,7 +25,8 @@ TEST(WatchSource, RelayConfigCarriesTheMatchKey) {
   EXPECT_EQ(c.session_id, 9u);
   EXPECT_EQ(c.max_subscribers, 5u);
   EXPECT_EQ(c.security, WireSecurity::Authenticated);
-  EXPECT_EQ(c.key.bytes, insecure_test_key(9).bytes);
+  EXPECT_EQ(c.key.bytes, derive_watch_key(insecure_test_key(9)).bytes);  // never the match key itself
+  EXPECT_NE(c.key.bytes, insecure_test_key(9).bytes);
   o.no_auth = true;
   o.allow_remote = true;
   RelayConfig open;
@@ -142,6 +143,44 @@ TEST(WatchSource, ARelayWithAKeyThatIsNoSecretCarriesTheWarning) {
   w = open_watch_source(file);
   ASSERT_EQ(w.error, "");
   EXPECT_EQ(w.warning, UdpPeerWarning::DerivedKey);
+}
+
+// A watcher given the watch key itself (`keygen --watch-key-of`): the relays use it as it is,
+// and it excludes a match key file and no_auth; a missing file is named as a watch key file.
+TEST(WatchSource, AWatchKeyFileKeysTheRelaysAsItIs) {
+  const std::filesystem::path key = std::filesystem::temp_directory_path() / "lockstep_watch_source_test.watch";
+  {
+    std::FILE* f = std::fopen(key.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n", f);
+    std::fclose(f);
+  }
+  WatchSourceOptions o;
+  o.session_id = 9;
+  o.watch_key_file = key.string();
+  RelayConfig c;
+  MatchKeySource source = MatchKeySource::None;
+  ASSERT_EQ(watch_relay_config(o, c, &source), "");
+  EXPECT_EQ(c.security, WireSecurity::Authenticated);
+  EXPECT_EQ(c.key.bytes[0], 0xFF);
+  EXPECT_EQ(c.key.bytes[15], 0x00);
+  EXPECT_EQ(c.key.bytes[31], 0x00);
+  EXPECT_EQ(source, MatchKeySource::WatchKeyFile);
+  EXPECT_STREQ(match_key_source_name(source), "watch-key-file");
+  o.host = "127.0.0.1:9";
+  WatchSource w = open_watch_source(o);
+  ASSERT_EQ(w.error, "");
+  EXPECT_EQ(w.warning, std::nullopt);  // a real secret: nothing to warn about
+  o.key_file = key.string();
+  EXPECT_EQ(watch_relay_config(o, c), "a watch key file excludes a match key file and no_auth");
+  o.key_file.clear();
+  o.no_auth = true;
+  EXPECT_EQ(watch_relay_config(o, c), "a watch key file excludes a match key file and no_auth");
+  std::filesystem::remove(key);
+  o.no_auth = false;
+  w = open_watch_source(o);
+  EXPECT_EQ(w.problem, WatchSourceProblem::Key);
+  EXPECT_EQ(w.error, "watch key file " + key.string() + ": cannot open: No such file or directory");
 }
 
 TEST(WatchSource, AnOnwardRelayThatCannotBindIsTheError) {

@@ -8,6 +8,8 @@
 
 #include <lockstep/rollback/sim_network.h>
 
+#include "../../rollback/src/wire_auth.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -285,6 +287,33 @@ TEST(wire_security, WithoutAuthenticationAForgedDisconnectMaskExpels) {
   });
   EXPECT_FALSE(o.finished);
   EXPECT_NE(o.failure.find("declared this peer disconnected"), std::string::npos) << o.failure;
+}
+
+// A watcher holds the watch key (rollback/relay.h), not the match key: an on-path watcher
+// that re-tags a player's message under the watch key (a disconnect mask naming peer 0, a
+// fresh sequence number) is dropped as unauthenticated. The same forgery tagged under the match
+// key expels peer 0: the injection reaches the session, so only the key stops it (issue 39).
+TEST(wire_security, AMessageTaggedWithTheWatchKeyIsNotAPlayersMessage) {
+  auto forge_with = [](const MatchKey& key) {
+    return [key](std::uint64_t f, const auto& seen, auto& inject) {
+      if (f != 100) return;
+      if (const Message* in = newest(seen, 1)) {
+        Message gone = *in;
+        gone[20] = std::byte{1};  // "peer 0 is disconnected"
+        put_u64(gone, gone.size() - kTrailer, 1u << 30);
+        const std::size_t signed_bytes = gone.size() - wire::kTagBytes;
+        wire::compute_tag(key, 0, std::span<const std::byte>(gone.data(), signed_bytes), gone.data() + signed_bytes);
+        inject.push_back(gone);
+      }
+    };
+  };
+  const MatchKey match = insecure_test_key(kSessionId);  // play()'s match key
+  const Outcome watch = play(WireSecurity::Authenticated, 3, forge_with(derive_watch_key(match)));
+  expect_unharmed(watch, 3);
+  EXPECT_GE(watch.stats0.dropped_auth, 1u);
+  const Outcome player = play(WireSecurity::Authenticated, 3, forge_with(match));
+  EXPECT_FALSE(player.finished);
+  EXPECT_NE(player.failure.find("declared this peer disconnected"), std::string::npos) << player.failure;
 }
 
 // On-path re-sending of valid frames (exact copies, including old handshake messages):

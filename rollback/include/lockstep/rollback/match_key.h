@@ -42,6 +42,18 @@ MatchKey random_match_key() noexcept;
 // bound: a huge file or a device is refused without reading it whole.
 bool read_match_key_file(const std::string& path, MatchKey& out, std::string& error);
 
+// The watch key of a match: what its relays and their watchers authenticate with
+// (rollback/relay.h), derived from the match key with libsodium's KDF
+// (crypto_kdf_derive_from_key, context "LSwatch1", subkey id 1). A watcher given only the
+// watch key can read and relay the match's recording but cannot forge a player's message: the
+// players' key is not derivable from it. Every holder of the match key derives the same watch
+// key; an all-zero (no) match key gives an all-zero watch key. Without libsodium (no
+// authenticated relaying anyway) a fixed non-secret mapping.
+MatchKey derive_watch_key(const MatchKey& match_key) noexcept;
+
+// Reads a watch key file (the format of read_match_key_file; errors name "watch key file F").
+bool read_watch_key_file(const std::string& path, MatchKey& out, std::string& error);
+
 // INSECURE, for tests and demos only: a key derived from the session id alone, so anyone who
 // knows (or guesses) the id — which travels in the clear — can forge messages. It exists so
 // that two `lockstep peer` processes started by hand authenticate without a key file; it

@@ -108,5 +108,7 @@ bool load_match_identity(const std::string& identity_file, const std::string& pe
 bool write_peer_identity_file(const std::string& path, const PeerIdentity& identity, std::string& error);
 // The same for a match key (match_key.h): "key file K: exists (never overwritten)".
 bool write_match_key_file(const std::string& path, const MatchKey& key, std::string& error);
+// The same for a watch key (derive_watch_key): "watch key file W: exists (never overwritten)".
+bool write_watch_key_file(const std::string& path, const MatchKey& watch_key, std::string& error);
 
 }  // namespace lockstep::rollback

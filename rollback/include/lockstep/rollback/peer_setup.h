@@ -86,8 +86,8 @@ struct PeerSessionOptions {
   std::uint32_t incarnation = 1;  // this process's handshake incarnation (random, odd)
 };
 
-enum class MatchKeySource { None, File, DerivedFromSessionId, Identity };
-// "none", "file", "derived-from-session-id", "identity" (the JSON report's "key").
+enum class MatchKeySource { None, File, DerivedFromSessionId, Identity, WatchKeyFile };
+// "none", "file", "derived-from-session-id", "identity", "watch-key-file" (the JSON report's "key").
 const char* match_key_source_name(MatchKeySource source) noexcept;
 
 // The match key as a peer takes it: with `no_auth` none (`security` becomes Unauthenticated),
@@ -115,7 +115,8 @@ std::string_view match_key_warning_line(UdpPeerWarning warning) noexcept;
 // no secret, a caller should warn).
 std::string peer_session_config(const PeerSessionOptions& options, SessionConfig& out, MatchKeySource& source);
 
-// A relay's (or a relay watcher's) config carrying the match's id, security and key.
+// A relay's (or a relay watcher's) config carrying the match's id, security and watch key
+// (derive_watch_key of the session's match key).
 RelayConfig relay_config_for(const SessionConfig& session, std::string bind, bool loopback_only);
 
 // Why a rejoin failed: the relay could not be reached, it never answered (another match key or

@@ -7,14 +7,27 @@
 // hash, and can keep a copy that verifies. The players' session traffic does not change with
 // the number of watchers: the relay has a socket of its own and serves what the recorder wrote.
 //
-// Wire (little-endian), one datagram per message, on the relay's own port:
-//   header   "LSR1" · u8 kind · u8 flags · u16 0 · u32 session id · u64 offset · u32 length
-//   REQUEST  watcher → relay: the bytes [offset, offset + length) (length ≤ kRelayWindowBytes)
-//   DATA     relay → watcher: `length` bytes at `offset`, then u64 bytes the relay has in all
-//   FULL     relay → watcher: every subscriber slot is taken
+// Wire "LSR2" (little-endian), one datagram per message, on the relay's own port:
+//   header    "LSR2" · u8 kind · u8 flags · u16 0 · u32 session id · u64 nonce · u64 offset · u32 length
+//   REQUEST   watcher → relay: the bytes [offset, offset + length) (length ≤ kRelayWindowBytes),
+//             then the relay's 16-byte cookie (all zero before it sent one)
+//   CHALLENGE relay → watcher: prove you receive at your address: a 16-byte cookie to send back
+//   DATA      relay → watcher: `length` bytes at `offset`, then u64 bytes the relay has in all
+//   FULL      relay → watcher: every subscriber slot is taken (or this host's share of them)
 // followed, when authenticated, by a 16-byte keyed BLAKE2b tag (rollback/match_key.h) over the
-// message, bound to its direction. The stream is append-only, so a replayed DATA message says
-// nothing new and a replayed REQUEST costs one answer (bounded per poll): no sequence numbers.
+// message, bound to its direction, under the WATCH key (derive_watch_key of the match key: a
+// watcher cannot forge a player's message). The nonce is the watcher's, 64 random bits per relay
+// it talks to, echoed in every answer: a message without it is dropped, so a watcher that holds
+// the watch key but is not on the path cannot end another's watch (a forged FULL) or feed it.
+// A source is admitted to a slot (and sent DATA) only once it proved it receives at its address:
+// its first REQUEST gets a CHALLENGE of the REQUEST's own size (64 bytes authenticated; nothing
+// is amplified before proof, nothing is kept per unproven source), carrying keyed BLAKE2b of
+// (address, port, session id, nonce, 2-second epoch) under a secret the relay draws at open; a
+// REQUEST returning a cookie of this epoch or the previous one is admitted. An admitted
+// subscriber keeps its slot while its requests carry the nonce it proved (no proof per request;
+// another nonce from its address re-proves). The stream is append-only, so a replayed DATA
+// message says nothing new and a replayed REQUEST costs one answer (bounded per poll): no
+// sequence numbers. "LSR1" (0.2) watchers and relays drop these messages and vice versa.
 // Diagnostic and broadcast path: allocates (never on a game's tick path).
 #include <lockstep/replay/replay_follow.h>
 #include <lockstep/rollback/match_key.h>
@@ -29,7 +42,8 @@
 
 namespace lockstep::rollback {
 
-inline constexpr std::uint32_t kRelayHeaderBytes = 24;
+inline constexpr std::uint32_t kRelayHeaderBytes = 32;
+inline constexpr std::uint32_t kRelayCookieBytes = 16;  // in REQUEST and CHALLENGE
 inline constexpr std::uint32_t kRelayChunkBytes = 1024;            // DATA payload per datagram
 inline constexpr std::uint32_t kRelayWindowBytes = 32 * kRelayChunkBytes;  // per REQUEST
 inline constexpr std::uint64_t kRelayMaxBytes = 256ull << 20;      // largest stream relayed
@@ -40,8 +54,13 @@ struct RelayConfig {
   bool loopback_only = true;         // refuse a non-loopback bind (and subscribers) unless false
   std::uint32_t session_id = 0;      // tags every message; others are dropped (no secret)
   WireSecurity security = WireSecurity::Authenticated;
-  MatchKey key{};                    // with Authenticated: the broadcast key (all zero: refused)
+  // With Authenticated: the watch key (derive_watch_key of the match key, or a watch key file's;
+  // all zero: refused). Never the match key itself: every watcher holds this one.
+  MatchKey key{};
   std::uint32_t max_subscribers = kRelayMaxSubscribers;  // 1..32
+  // Slots one host (address, any port) may take, for non-loopback sources (1..32): a proven
+  // host cannot take every slot from its many ports. Loopback sources are exempt.
+  std::uint32_t max_per_host = 8;
   std::uint32_t idle_timeout_ms = 10000;  // a subscriber silent this long frees its slot
   std::uint32_t requests_per_poll = 512;  // datagrams read per poll() at most (flood bound)
   // A watcher (RelaySource) with further relays switches to the next one when the current one
@@ -54,6 +73,7 @@ struct RelayStats {
   std::uint64_t data_sent = 0;     // DATA datagrams
   std::uint64_t bytes_sent = 0;    // DATA payload bytes
   std::uint64_t refused_full = 0;  // FULL answers
+  std::uint64_t challenges = 0;    // CHALLENGE answers (requests from a source not proven yet)
   std::uint64_t dropped = 0;       // malformed, other session, failed tag, or over the budget
   std::uint32_t subscribers = 0;   // slots in use now
   std::uint32_t max_subscribers_seen = 0;
@@ -90,7 +110,9 @@ class RelayServer {
 struct RelaySourceStats {
   std::uint64_t requests_sent = 0;
   std::uint64_t data_received = 0;  // DATA datagrams accepted
-  std::uint64_t dropped = 0;        // malformed, other session, failed tag, out of the window
+  std::uint64_t challenges = 0;     // CHALLENGEs answered (a cookie round trip each)
+  std::uint64_t dropped = 0;        // malformed, other session, failed tag, out of the window, unbound
+  std::uint64_t unbound = 0;        // of those: authentic but without this watcher's nonce
 };
 
 // A watcher left one relay for the next one it was given (RelaySource::add_fallback).
@@ -122,9 +144,10 @@ class RelaySource final : public replay::ByteSource {
   std::uint64_t fetched_bytes() const noexcept;
   // Everything the relay had when it first answered has arrived.
   bool caught_up() const noexcept;
-  // A message of the relay's (DATA or FULL) arrived and authenticated. A relay drops requests
-  // it cannot authenticate without a word, so one that never answered has another match key or
-  // session id than this watcher, or is not at that address.
+  // A message of the relay's (CHALLENGE, DATA or FULL) for this watcher arrived and
+  // authenticated. A relay drops requests it cannot authenticate without a word, so one that
+  // never answered has another match key or session id than this watcher, speaks another relay
+  // wire (an "LSR1" relay of 0.2), or is not at that address.
   bool answered() const noexcept;
   const RelaySourceStats& stats() const noexcept;
 

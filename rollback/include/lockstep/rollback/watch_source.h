@@ -3,7 +3,8 @@
 // docs/rollback.md, "Spectators at scale"): a relay (RelaySource), or a recording named by a
 // path or URL (opened by the caller's function: lockstep::stream's open_recording_source reads
 // HTTP too), and optionally a relay serving what was fetched onward. The relays' messages use
-// the match key (a key file, or derived from the session id: INSECURE) unless no_auth. The
+// the watch key (derive_watch_key) of the match key (a key file, or derived from the session id:
+// INSECURE), or a watch key file's, unless no_auth. The
 // error texts are in the terms of WatchSourceOptions' fields; WatchSource::problem says which
 // one failed, so that a tool can name its own options instead.
 #include <lockstep/replay/replay_follow.h>
@@ -27,7 +28,8 @@ struct WatchSourceOptions {
   std::uint32_t failover_ms = 2000;
   std::string source;  // else: the recording's path or URL, opened by open_recording
   std::string relay;   // serve what was fetched onward from this HOST:PORT ("" none)
-  std::string key_file;
+  std::string key_file;        // the match key: the relays use its watch key (derive_watch_key)
+  std::string watch_key_file;  // or the watch key itself (excludes key_file and no_auth)
   bool no_auth = false;
   bool allow_remote = false;  // the relays may bind and serve beyond loopback
   std::uint32_t session_id = 1;
@@ -62,7 +64,9 @@ struct WatchSource {
 };
 
 // The relays' config for `o` (bind "0.0.0.0:0" with allow_remote, else the default), and where
-// its key came from (`key_source`, when not null). Returns the key file's error ("" on success).
+// its key came from (`key_source`, when not null). Returns the key file's error ("" on success),
+// or "a watch key file excludes a match key file and no_auth" when watch_key_file is given with
+// either.
 std::string watch_relay_config(const WatchSourceOptions& o, RelayConfig& out, MatchKeySource* key_source = nullptr);
 
 // Opens the source, then the onward relay.
