@@ -34,6 +34,7 @@ constexpr std::uint32_t kToWatcher = 0xC2;
 constexpr std::size_t kMaxDatagram = kRelayHeaderBytes + kRelayChunkBytes + 8 + wire::kTagBytes;
 static_assert(kRelayCookieBytes == wire::kCookieBytes);
 // A cookie is good for the epoch it was made in and the next one: 2 to 4 s.
+// lockstep: allow(time) relay cookie epochs of the broadcast socket, never simulated
 constexpr auto kCookieEpoch = std::chrono::seconds(2);
 
 using Cookie = std::array<std::byte, kRelayCookieBytes>;
